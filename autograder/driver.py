@@ -1,0 +1,285 @@
+"""The micro-batch driver: feed a streaming query one micro-batch at a time.
+
+A scenario reads like Spark's own ``StreamTest``: start a query, add a batch of rows,
+look at what that micro-batch emitted and what the state holds, stop, restart on the same
+checkpoint, add more::
+
+    with StreamRun(spark, "user STRING, ts TIMESTAMP", lambda df: df.limit(3)) as run:
+        run.add_batch([("ann", t0), ("bob", t1)])
+        run.last_batch.output          # the rows micro-batch 0 wrote to the sink
+        run.last_batch.state_operators # its state-operator metrics
+        run.restart()
+        run.add_batch([("cid", t2)])
+
+How it stays deterministic:
+
+* **Input** is a folder of JSON files read with ``maxFilesPerTrigger=1``: each call to
+  :meth:`StreamRun.add_batch` writes one file (atomically, by renaming it into place), so
+  each call is exactly one micro-batch with exactly those rows.
+* **Waiting** is ``processAllAvailable()``, which returns once the query has processed
+  every file *and* run any no-data micro-batch the watermark asks for. It runs in a helper
+  thread so that the wait is bounded: a query that does not finish in ``timeout`` seconds
+  is stopped and reported, never waited on forever.
+* **Output** goes through ``foreachBatch`` into a Parquet folder, tagged with the batch id,
+  so the rows of every micro-batch can be read back on their own, even empty ones.
+* **Metrics** come from the query's progress reports, one per micro-batch that ran.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
+
+from .plan import PlanNode, physical_plan
+from .state import read_state, read_state_metadata
+
+#: The column that tags each output row with the micro-batch that wrote it.
+BATCH_ID_COLUMN = "__batch_id"
+
+
+class StreamTimeout(RuntimeError):
+    """A micro-batch did not finish in time; the query has been stopped."""
+
+
+@dataclass
+class BatchRecord:
+    """What one micro-batch did: its input, its output and its progress report."""
+
+    batch_id: int
+    input_rows: int
+    output: list[Row]
+    progress: dict[str, Any] = field(repr=False)
+
+    @property
+    def state_operators(self) -> list[dict[str, Any]]:
+        """The ``stateOperators`` section of the progress: one entry per stateful operator."""
+        return self.progress.get("stateOperators", [])
+
+    @property
+    def watermark(self) -> str | None:
+        """The event-time watermark this micro-batch ran with, if the query has one."""
+        return self.progress.get("eventTime", {}).get("watermark")
+
+    def state_metric(self, name: str, operator: int = 0) -> Any:
+        """One state-operator metric (``numRowsTotal``, ``numRowsUpdated``, ...)."""
+        return self.state_operators[operator][name]
+
+
+class StreamRun:
+    """One streaming query over a hand-fed source, driven one micro-batch at a time.
+
+    ``query`` turns the source DataFrame into the DataFrame to run (``lambda df:
+    df.limit(3)``). Everything the run writes (input files, checkpoint, output) lives in
+    ``root``, a fresh temporary folder unless one is given, and is deleted on ``close()``
+    when the folder was created here.
+    """
+
+    def __init__(
+        self,
+        spark: SparkSession,
+        schema: str,
+        query: Callable[[DataFrame], DataFrame],
+        output_mode: str = "append",
+        root: str | os.PathLike | None = None,
+        timeout: float = 120.0,
+        name: str | None = None,
+    ):
+        self.spark = spark
+        self.schema = schema
+        self.build_query = query
+        self.output_mode = output_mode
+        self.timeout = timeout
+        self.name = name
+        self._owns_root = root is None
+        self.root = Path(root or tempfile.mkdtemp(prefix="stream-run-"))
+        self.input_dir = self.root / "input"
+        self.checkpoint = str(self.root / "checkpoint")
+        self.output_dir = str(self.root / "output")
+        self.input_dir.mkdir(parents=True, exist_ok=True)
+        self.batches: list[BatchRecord] = []
+        self.query = None
+        self._files_written = 0
+
+    # -- the life of the query ----------------------------------------------------------
+    def start(self) -> "StreamRun":
+        """Start (or restart) the query on the run's checkpoint."""
+        if self.query is not None and self.query.isActive:
+            raise RuntimeError("the query is already running; stop() it first")
+        source = (
+            self.spark.readStream.schema(self.schema)
+            .option("maxFilesPerTrigger", 1)
+            .json(str(self.input_dir))
+        )
+        output_dir = self.output_dir
+
+        def write_batch(batch: DataFrame, batch_id: int) -> None:
+            # Runs once per micro-batch (on the server, under Spark Connect).
+            (batch.withColumn(BATCH_ID_COLUMN, F.lit(batch_id))
+                  .write.mode("append").parquet(output_dir))
+
+        writer = (
+            self.build_query(source)
+            .writeStream.outputMode(self.output_mode)
+            .option("checkpointLocation", self.checkpoint)
+            .foreachBatch(write_batch)
+        )
+        if self.name:
+            writer = writer.queryName(self.name)
+        self.query = writer.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop the query; its checkpoint stays, so :meth:`start` resumes from it."""
+        if self.query is not None:
+            self.query.stop()
+
+    def restart(self) -> "StreamRun":
+        """Stop the query and start a new one on the same checkpoint."""
+        self.stop()
+        return self.start()
+
+    def close(self) -> None:
+        """Stop the query and delete the run's folder if the run created it."""
+        try:
+            self.stop()
+        finally:
+            if self._owns_root:
+                shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> "StreamRun":
+        return self.start() if self.query is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- feeding it ----------------------------------------------------------------------
+    def add_batch(self, rows: Iterable[Sequence[Any] | dict]) -> list[BatchRecord]:
+        """Add one micro-batch of rows, process it, and return the batches that ran.
+
+        Usually one batch runs; when the watermark moved, Spark may also run a no-data
+        micro-batch right after it, and it is returned too. Rows are tuples in schema order,
+        or dicts by column name.
+        """
+        self._write_input_file(rows)
+        return self.process_all_available()
+
+    def process_all_available(self) -> list[BatchRecord]:
+        """Wait (bounded) until the query has processed everything, and record new batches."""
+        if self.query is None or not self.query.isActive:
+            raise RuntimeError("the query is not running; start() it first")
+        outcome: dict[str, BaseException] = {}
+
+        def wait() -> None:
+            try:
+                self.query.processAllAvailable()
+            except BaseException as error:  # noqa: BLE001 - handed to the caller below
+                outcome["error"] = error
+
+        waiter = threading.Thread(target=wait, daemon=True)
+        waiter.start()
+        waiter.join(self.timeout)
+        if waiter.is_alive():
+            self.query.stop()
+            raise StreamTimeout(
+                f"the query did not finish its micro-batch within {self.timeout:.0f} s; "
+                "it has been stopped"
+            )
+        if "error" in outcome:
+            raise outcome["error"]
+        return self._record_new_batches()
+
+    # -- looking at it -------------------------------------------------------------------
+    @property
+    def last_batch(self) -> BatchRecord:
+        """The most recent micro-batch that ran."""
+        if not self.batches:
+            raise LookupError("no micro-batch has run yet")
+        return self.batches[-1]
+
+    def all_output(self) -> list[Row]:
+        """Every row the sink received, in batch order."""
+        return [row for batch in self.batches for row in batch.output]
+
+    def state(self, **options: Any) -> list[Row]:
+        """The rows in the state store now (see :func:`autograder.state.read_state`)."""
+        return read_state(self.spark, self.checkpoint, **options)
+
+    def state_metadata(self) -> list[Row]:
+        """The stateful operators of the checkpoint (``state-metadata`` source)."""
+        return read_state_metadata(self.spark, self.checkpoint)
+
+    def plan(self) -> PlanNode:
+        """The physical plan of the last micro-batch, as a tree of operators."""
+        return physical_plan(self.query)
+
+    # -- plumbing ------------------------------------------------------------------------
+    def _write_input_file(self, rows: Iterable[Sequence[Any] | dict]) -> None:
+        names = [part.strip().split()[0] for part in self.schema.split(",")]
+        lines = []
+        for row in rows:
+            record = row if isinstance(row, dict) else dict(zip(names, row))
+            lines.append(json.dumps(record, default=_json_value))
+        # Files whose names start with "_" are invisible to Spark's file source, so the
+        # file appears to the query only once it is complete.
+        final = self.input_dir / f"batch-{self._files_written:05d}.json"
+        partial = self.input_dir / f"_{final.name}"
+        partial.write_text("".join(line + "\n" for line in lines))
+        os.replace(partial, final)
+        self._files_written += 1
+
+    def _record_new_batches(self) -> list[BatchRecord]:
+        seen = {batch.batch_id for batch in self.batches}
+        new_progress: dict[int, dict] = {}
+        for progress in self.query.recentProgress:
+            progress = _as_dict(progress)
+            # A query also reports progress while idle; only a report with an
+            # "addBatch" duration belongs to a micro-batch that ran.
+            if "addBatch" not in progress.get("durationMs", {}):
+                continue
+            if progress["batchId"] not in seen:
+                new_progress[progress["batchId"]] = progress
+        if not new_progress:
+            return []
+        outputs = self._read_output(sorted(new_progress))
+        records = [
+            BatchRecord(batch_id, new_progress[batch_id]["numInputRows"],
+                        outputs.get(batch_id, []), new_progress[batch_id])
+            for batch_id in sorted(new_progress)
+        ]
+        self.batches.extend(records)
+        return records
+
+    def _read_output(self, batch_ids: list[int]) -> dict[int, list[Row]]:
+        if not Path(self.output_dir).exists():
+            return {}
+        written = self.spark.read.parquet(self.output_dir)
+        rows = written.where(F.col(BATCH_ID_COLUMN).isin(batch_ids)).collect()
+        by_batch: dict[int, list[Row]] = {}
+        columns = [c for c in written.columns if c != BATCH_ID_COLUMN]
+        for row in rows:
+            values = row.asDict()
+            batch_id = values.pop(BATCH_ID_COLUMN)
+            by_batch.setdefault(batch_id, []).append(Row(**{c: values[c] for c in columns}))
+        return by_batch
+
+
+def _as_dict(progress: Any) -> dict:
+    """A progress report as a plain dict (PySpark hands out dicts or progress objects)."""
+    if isinstance(progress, dict):
+        return progress
+    return json.loads(progress.json)
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    raise TypeError(f"cannot write {type(value).__name__} to a JSON input file")

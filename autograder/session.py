@@ -1,0 +1,113 @@
+"""The one Spark session of the course.
+
+Every chapter, exercise, grader and test gets its Spark session from
+:func:`course_session`, so they all run with the same settings. Each setting is explained
+where it is set, in :data:`COURSE_CONF`.
+
+Two kinds of session come out of it:
+
+* by default a *local* session: a JVM started inside this Python process, running Spark
+  with two worker threads (``local[2]``), like a learner's laptop;
+* when the environment variable ``SPARK_REMOTE`` names a Spark Connect server
+  (``sc://127.0.0.1:15002``), a *Connect* session to that server. Classroom grading uses it
+  so that many notebooks share one already running Spark instead of starting one each.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+#: Log configuration for the JVM: errors only, written to stdout (see the file itself).
+LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+#: The course's Spark configuration, with the reason for each setting.
+COURSE_CONF: dict[str, str] = {
+    # Two shuffle partitions instead of 200. A stateful operator keeps one state store per
+    # shuffle partition, and every store is opened and committed in every micro-batch, so
+    # 200 of them would make each batch of a tiny stream take seconds. With two, the state
+    # store instances are few enough to print and read one by one.
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    # RocksDB keeps the state of every stateful operator. transformWithState (chapter 4)
+    # only runs on it, and using it everywhere means one kind of state store in the course.
+    "spark.sql.streaming.stateStore.providerClass":
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    # Timestamps are printed and parsed in UTC, so outputs are the same on every machine.
+    "spark.sql.session.timeZone": "UTC",
+    # No web UI (nobody looks at it here, and it costs a port and start-up time) ...
+    "spark.ui.enabled": "false",
+    # ... and no "[Stage 0:>" progress bar: it is drawn on stderr.
+    "spark.ui.showConsoleProgress": "false",
+    # The JVM logs errors only, to stdout: nothing from Spark reaches stderr.
+    "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG}",
+    # Stay on the loopback interface: no external address, no warning about it.
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+
+#: Where the local session runs its tasks: two threads, like a 2-core laptop.
+LOCAL_MASTER = "local[2]"
+
+
+def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
+    """Return the course's Spark session, creating it on first use.
+
+    Calling it again returns the same session. With ``SPARK_REMOTE`` set, the session is a
+    Spark Connect client of that server, and the server's own configuration applies (the
+    grading command starts its server with :data:`COURSE_CONF`).
+    """
+    remote = os.environ.get("SPARK_REMOTE")
+    if remote:
+        return SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
+
+    # Set before the JVM starts: Spark picks its own network address from it.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = SparkSession.builder.master(LOCAL_MASTER).appName(app_name)
+    for key, value in COURSE_CONF.items():
+        builder = builder.config(key, value)
+    with _process_output_to(jvm_log_path()):
+        spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def jvm_log_path() -> Path:
+    """The file that receives everything Spark's JVM prints (start-up notices, errors)."""
+    return Path(os.environ.get("COURSE_JVM_LOG", Path(tempfile.gettempdir()) / "spark-course-jvm.log"))
+
+
+@contextlib.contextmanager
+def _process_output_to(path: Path):
+    """Point this process's stdout and stderr at ``path`` while the block runs.
+
+    PySpark starts the JVM as a child process that inherits these two file descriptors.
+    A Jupyter kernel copies whatever arrives on them into the running cell, so the JVM's
+    start-up notices (a Java module warning, Spark's log-level hint) would show up as
+    stderr in the notebook, and nbgrader scores a cell with stderr output zero. The JVM
+    keeps the log file for its whole life; Python gets its own outputs back afterwards.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    with open(path, "ab") as log:
+        try:
+            for fd in saved:
+                os.dup2(log.fileno(), fd)
+            yield
+        finally:
+            for fd, copy in saved.items():
+                os.dup2(copy, fd)
+                os.close(copy)
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """True when ``spark`` is a Spark Connect session rather than a local one."""
+    return not hasattr(spark, "sparkContext") or type(spark).__module__.startswith(
+        "pyspark.sql.connect"
+    )
