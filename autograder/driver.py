@@ -251,7 +251,7 @@ class StreamRun:
             return []
         outputs = self._read_output(sorted(new_progress))
         records = [
-            BatchRecord(batch_id, new_progress[batch_id]["numInputRows"],
+            BatchRecord(batch_id, _input_rows(new_progress[batch_id]),
                         outputs.get(batch_id, []), new_progress[batch_id])
             for batch_id in sorted(new_progress)
         ]
@@ -277,6 +277,13 @@ def _as_dict(progress: Any) -> dict:
     if isinstance(progress, dict):
         return progress
     return json.loads(progress.json)
+
+
+def _input_rows(progress: dict) -> int:
+    """Rows read by a micro-batch: the sum over its sources (Connect omits the total)."""
+    if progress.get("numInputRows") is not None:
+        return progress["numInputRows"]
+    return sum(source.get("numInputRows") or 0 for source in progress.get("sources", []))
 
 
 def _json_value(value: Any) -> Any:
