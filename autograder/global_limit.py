@@ -1,0 +1,222 @@
+"""Checks for chapter 1: the global limit of a streaming query.
+
+The ideas they test, in the chapter's words:
+
+* ``limit(n)`` on a stream is **global**: it counts rows over the whole life of the query,
+  not per micro-batch (section "A limit that spans micro-batches");
+* the count lives in the state store as **one row** (a null key and the number of rows
+  emitted so far), written only by micro-batches that emit something (section "The state:
+  one counter");
+* the counter survives a restart on the same checkpoint (section "Stopping and
+  restarting");
+* the plan is a local limit per partition, an exchange to a single partition, then the
+  stateful global limit; whatever comes before the limit decides which rows are counted
+  (section "How Spark plans a limit").
+
+Each ``check_*`` function runs the learner's code against real Spark on fresh streams
+drawn from a seed, and raises :class:`~autograder.feedback.CheckFailed` with a lesson
+when the two disagree.
+"""
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from .driver import StreamRun
+from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
+from .session import course_session
+from .state import read_state
+from .streams import batch_sizes, numbered_rows
+
+CHAPTER = "chapter 1, The global limit"
+REVISIT_GLOBAL = f'{CHAPTER}, section "A limit that spans micro-batches"'
+REVISIT_STATE = f'{CHAPTER}, section "The state: one counter"'
+REVISIT_RESTART = f'{CHAPTER}, section "Stopping and restarting"'
+REVISIT_PLAN = f'{CHAPTER}, section "How Spark plans a limit"'
+
+#: The stream every check of this chapter feeds: numbered events of two kinds.
+EVENTS_SCHEMA = "id INT, kind STRING"
+#: The stream of plain numbered rows.
+IDS_SCHEMA = "id INT"
+
+#: The chapter's worked example, used by the public self-checks.
+EXAMPLE_SIZES, EXAMPLE_LIMIT = [2, 3, 0, 4], 4
+
+
+# -- the truth, from Spark ------------------------------------------------------------------
+def limit_run(spark: SparkSession, sizes: list[int], limit: int) -> list[dict]:
+    """Run ``limit(limit)`` on a stream with these batch sizes; what each batch did.
+
+    One dict per micro-batch: rows emitted, the state-operator metrics, and the count
+    stored in the state store after the batch (``None`` while it holds no row).
+    """
+    facts = []
+    with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
+        for rows in numbered_rows(sizes):
+            (batch,) = run.add_batch(rows)
+            facts.append({
+                "emitted": len(batch.output),
+                "numRowsTotal": batch.state_metric("numRowsTotal"),
+                "numRowsUpdated": batch.state_metric("numRowsUpdated"),
+                "count": stored_count(run.state()),
+            })
+    return facts
+
+
+def stored_count(state_rows) -> int | None:
+    """The count the global limit keeps, read from its state rows (None when empty)."""
+    if not state_rows:
+        return None
+    (row,) = state_rows
+    return row["value"]["value"]
+
+
+def _streams(seed: int | None, count: int) -> tuple[int, list[tuple[list[int], int]]]:
+    seed = fresh_seed() if seed is None else seed
+    rng = random.Random(seed)
+    streams = []
+    for _ in range(count):
+        sizes = batch_sizes(rng, batches=(4, 6), rows=(0, 5))
+        streams.append((sizes, rng.randint(1, max(1, sum(sizes) - 1))))
+    return seed, streams
+
+
+def _describe(seed, sizes, limit) -> str:
+    return f"batch sizes {sizes}, limit({limit}) (seed {seed})"
+
+
+# -- task 1: what each micro-batch emits ------------------------------------------------------
+def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
+                           seed: int | None = None, streams: int = 2,
+                           example: bool = False) -> None:
+    """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
+    spark = course_session()
+    seed, cases = (0, [(EXAMPLE_SIZES, EXAMPLE_LIMIT)]) if example else _streams(seed, streams)
+    for sizes, limit in cases:
+        context = _describe(seed if not example else "the chapter's example", sizes, limit)
+        truth = [batch["emitted"] for batch in limit_run(spark, sizes, limit)]
+        got = plain(predict(list(sizes), limit), "predict_emitted's answer")
+        check_equal(len(got) if isinstance(got, list) else got, len(truth),
+                    "how many micro-batches your answer covers", context=context)
+        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+            check_equal(mine, spark_did, "rows emitted by this micro-batch",
+                        batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
+    passed(f"the emitted rows match Spark on {len(cases)} stream(s)")
+
+
+# -- task 2: the state and its metrics ---------------------------------------------------------
+STATE_FIELDS = ("numRowsTotal", "numRowsUpdated", "count")
+
+
+def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
+                          seed: int | None = None, streams: int = 2,
+                          example: bool = False) -> None:
+    """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
+    spark = course_session()
+    seed, cases = (0, [(EXAMPLE_SIZES, EXAMPLE_LIMIT)]) if example else _streams(seed, streams)
+    for sizes, limit in cases:
+        context = _describe(seed if not example else "the chapter's example", sizes, limit)
+        truth = limit_run(spark, sizes, limit)
+        got = plain(predict(list(sizes), limit), "predict_state's answer")
+        check_equal(len(got) if isinstance(got, list) else got, len(truth),
+                    "how many micro-batches your answer covers", context=context)
+        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+            if not isinstance(mine, dict):
+                raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
+                                  batch=batch_id, context=context)
+            for field in STATE_FIELDS:
+                revisit = REVISIT_STATE
+                check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
+                            batch=batch_id, revisit=revisit, context=context)
+    passed(f"the state and its metrics match Spark on {len(cases)} stream(s)")
+
+
+# -- task 3: reading the counter after a restart -------------------------------------------------
+def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
+                         seed: int | None = None, example: bool = False) -> None:
+    """``read_counter(spark, checkpoint)`` must return the rows emitted so far.
+
+    The query is stopped and restarted on its checkpoint in the middle of the stream; the
+    answer is compared with the rows the sink really received.
+    """
+    spark = course_session()
+    if example:
+        seed, (sizes, limit) = "the chapter's example", (EXAMPLE_SIZES, EXAMPLE_LIMIT)
+    else:
+        seed, ((sizes, limit),) = _streams(seed, 1)
+    context = _describe(seed, sizes, limit) + ", restarted after batch 1"
+    with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
+        got = read_counter(spark, run.checkpoint)
+        check_equal(got, 0, "the count before any micro-batch ran (no state yet)",
+                    revisit=REVISIT_STATE, context=context)
+        for batch_id, rows in enumerate(numbered_rows(sizes)):
+            run.add_batch(rows)
+            if batch_id == 1:
+                run.restart()
+            emitted = len(run.all_output())
+            check_equal(read_counter(spark, run.checkpoint), emitted,
+                        "rows emitted so far, read from the state store",
+                        batch=batch_id, revisit=REVISIT_RESTART, context=context)
+        if stored_count(run.state()) not in (None, emitted):  # our own reader agrees
+            raise RuntimeError("the course's state reader disagrees with the sink")
+    passed("your reader finds the counter, before and after a restart")
+
+
+# -- task 4: a query with a limit -----------------------------------------------------------------
+def reference_first_clicks(events: DataFrame, n: int) -> DataFrame:
+    """The course's answer to task 4, run beside the learner's to know what is right."""
+    return events.where(F.col("kind") == "click").limit(n)
+
+
+def _event_batches(rng: random.Random, sizes: list[int]) -> list[list[tuple[int, str]]]:
+    kinds = ["click", "view", "view"]
+    return [[(row[0], rng.choice(kinds)) for row in batch] for batch in numbered_rows(sizes)]
+
+
+def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
+                       seed: int | None = None, example: bool = False) -> None:
+    """``first_clicks(events, n)`` must stream the first ``n`` click events ever.
+
+    Checked per micro-batch against the course's own query on the same stream, and on the
+    plan: the stateful global limit must be the last operator before the sink, with the
+    filter below the local limit.
+    """
+    spark = course_session()
+    seed = 7 if example else (fresh_seed() if seed is None else seed)
+    rng = random.Random(seed)
+    sizes = [3, 4, 2, 5] if example else batch_sizes(rng, batches=(4, 5), rows=(1, 6))
+    batches = _event_batches(rng, sizes)
+    clicks = sum(kind == "click" for batch in batches for _, kind in batch)
+    n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
+    context = f"events {batches}, n={n} (seed {'example' if example else seed})"
+
+    expected = []
+    with StreamRun(spark, EVENTS_SCHEMA, lambda df: reference_first_clicks(df, n)) as run:
+        for rows in batches:
+            (batch,) = run.add_batch(rows)
+            expected.append(sorted(tuple(r) for r in batch.output))
+
+    with StreamRun(spark, EVENTS_SCHEMA, lambda df: first_clicks(df, n)) as run:
+        for batch_id, rows in enumerate(batches):
+            (batch,) = run.add_batch(rows)
+            got = sorted(tuple(r) for r in batch.output)
+            check_equal(got, [list(r) for r in expected[batch_id]],
+                        "the (id, kind) rows this micro-batch emitted",
+                        batch=batch_id, revisit=REVISIT_PLAN, context=context)
+        names = run.plan().operator_names()
+        stateful = [name for name in names if name == "StreamingGlobalLimit"]
+        check_equal(len(stateful), 1, "how many StreamingGlobalLimit operators the plan has",
+                    revisit=REVISIT_PLAN, context=" -> ".join(names))
+        check_equal(names[-1], "StreamingGlobalLimit",
+                    "the last operator before the sink (source first: "
+                    + " -> ".join(names) + ")", revisit=REVISIT_PLAN)
+        if "Filter" not in names or names.index("Filter") > names.index("LocalLimit"):
+            raise CheckFailed("where the filter runs", "Filter before LocalLimit",
+                              " -> ".join(names), revisit=REVISIT_PLAN)
+        check_equal(stored_count(run.state()), sum(len(b) for b in expected),
+                    "the count in the limit's state row", revisit=REVISIT_STATE,
+                    context=context)
+    passed("your query emits the first clicks batch by batch, with the right plan")

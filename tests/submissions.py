@@ -1,0 +1,43 @@
+"""Build learner submissions for the grading tests.
+
+A submission is the instructor's solution notebook with some solution cells rewritten:
+either into what the untouched release holds, or into a plausible wrong answer. Writing
+them this way keeps every test submission next to the one answer it differs from.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+
+from autograder.classroom import COURSE_ROOT
+
+
+def solution_notebook(assignment: str) -> Path:
+    (path,) = (COURSE_ROOT / "solutions" / assignment).glob("*.ipynb")
+    return path
+
+
+def release_notebook(assignment: str) -> Path:
+    (path,) = (COURSE_ROOT / "exercises" / assignment).glob("*.ipynb")
+    return path
+
+
+def write_submission(assignment: str, answers: dict[str, str], target: Path) -> Path:
+    """The solution notebook with the cells named in ``answers`` (by nbgrader grade_id)
+    replaced by the given source. Raises if a grade_id does not exist."""
+    notebook = nbformat.read(solution_notebook(assignment), as_version=4)
+    notebook = copy.deepcopy(notebook)
+    found = set()
+    for cell in notebook.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+            found.add(grade_id)
+    missing = set(answers) - found
+    if missing:
+        raise KeyError(f"no cells with grade_id {sorted(missing)} in {assignment}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+    return target
