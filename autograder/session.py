@@ -67,6 +67,9 @@ def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
 
     # Set before the JVM starts: Spark picks its own network address from it.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (transformWithState's processors, chapter 4) run this very interpreter,
+    # not whatever "python3" is first on PATH (which may lack protobuf or even pyspark).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.master(LOCAL_MASTER).appName(app_name)
     for key, value in COURSE_CONF.items():
         builder = builder.config(key, value)
