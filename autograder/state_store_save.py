@@ -1,0 +1,355 @@
+"""Checks for chapter 3: StateStoreSaveExec in Append, Complete and Update modes.
+
+Every check runs the chapter's query, a windowed count with a watermark::
+
+    events.withWatermark("ts", f"{delay} seconds") \\
+          .groupBy(F.window("ts", "10 seconds")).count()
+
+on real Spark, in the output mode under test, and compares what the learner predicted or
+wrote with what each micro-batch really did. The ideas they test, in the chapter's words:
+
+* **Append** drops late groups, stores the others, and emits a window once, when the
+  watermark passes its end, removing it from the state at that moment (section "Append:
+  a window is emitted once, when it is final");
+* **Complete** emits the whole state every micro-batch and never evicts anything (section
+  "Complete: the whole state, every micro-batch");
+* **Update** emits only the windows the micro-batch changed, and evicts windows behind the
+  watermark without emitting them (section "Update: only what changed");
+* after a micro-batch that moved the watermark, Append and Update run one more micro-batch
+  with no input (section "No-data micro-batches");
+* the four row counts of the progress report (section "Every metric, batch by batch");
+* the watermark delay decides which rows are dropped (section "Choosing the delay").
+
+Events are whole seconds after the chapter's ``T0``; a window is named by its start, so an
+output row is ``[window start, count]``. The executable model of the operator is
+:mod:`autograder.save_model`; the checks never trust it: the truth is Spark's.
+"""
+from __future__ import annotations
+
+import random
+import threading
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from . import save_model
+from .driver import StreamRun
+from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
+from .session import course_session
+
+CHAPTER = "chapter 3, StateStoreSaveExec in Append, Complete and Update modes"
+REVISIT = {
+    "append": f'{CHAPTER}, section "Append: a window is emitted once, when it is final"',
+    "complete": f'{CHAPTER}, section "Complete: the whole state, every micro-batch"',
+    "update": f'{CHAPTER}, section "Update: only what changed"',
+}
+REVISIT_NO_DATA = f'{CHAPTER}, section "No-data micro-batches"'
+REVISIT_METRICS = f'{CHAPTER}, section "Every metric, batch by batch"'
+REVISIT_DELAY = f'{CHAPTER}, section "Choosing the delay"'
+
+#: The stream's start: event ``s`` happens ``s`` seconds after it.
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+#: The window length of the chapter's query, in seconds.
+WINDOW = 10
+SCHEMA = "id INT, ts TIMESTAMP"
+METRIC_NAMES = save_model.METRIC_NAMES
+
+#: The chapter's worked example: four micro-batches of events, a 10-second delay.
+EXAMPLE_BATCHES = [[1, 5, 12], [25, 3], [8, 14, 31], [38, 29]]
+EXAMPLE_DELAY = 10
+
+
+# -- the truth, from Spark ------------------------------------------------------------------------
+def windowed_count(delay: int, size: int = WINDOW) -> Callable[[DataFrame], DataFrame]:
+    """The chapter's query: a count per tumbling window, behind a watermark of ``delay``."""
+    def query(events: DataFrame) -> DataFrame:
+        return (events.withWatermark("ts", f"{delay} seconds")
+                      .groupBy(F.window("ts", f"{size} seconds")).count())
+    return query
+
+
+def as_rows(events: list[int], first_id: int = 1) -> list[tuple[int, datetime]]:
+    """Input rows for events given in seconds after T0: ``(id, ts)``."""
+    return [(first_id + i, T0 + timedelta(seconds=s)) for i, s in enumerate(events)]
+
+
+def seconds(moment: datetime) -> int:
+    """A timestamp from Spark, in whole seconds after T0."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int((moment - T0).total_seconds())
+
+
+def watermark_seconds(text: str | None) -> int | None:
+    """The progress report's watermark in seconds after T0 (None while it is still 0)."""
+    if not text or text.startswith("1970-01-01T00:00:00"):
+        return None
+    return seconds(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+def batch_facts(batch) -> dict:
+    """One micro-batch of a run, as plain data: input, watermark, output, row counts."""
+    operator = batch.state_operators[0]
+    return {
+        "batch_id": batch.batch_id,
+        "input_rows": batch.input_rows,
+        "watermark": watermark_seconds(batch.watermark),
+        "output": sorted([seconds(row["window"]["start"]), row["count"]] for row in batch.output),
+        "metrics": {name: operator[name] for name in METRIC_NAMES},
+    }
+
+
+_runs: dict[tuple, list[dict]] = {}
+_runs_lock = threading.Lock()
+
+
+def spark_run(spark: SparkSession, batches: list[list[int]], mode: str, delay: int,
+              size: int = WINDOW) -> list[dict]:
+    """Run the chapter's query on real Spark; one :func:`batch_facts` dict per micro-batch.
+
+    Spark is asked once per stream, mode and delay in a process: a second check on the
+    same stream reuses what Spark answered the first time.
+    """
+    key = (tuple(map(tuple, batches)), mode, delay, size)
+    with _runs_lock:
+        if key in _runs:
+            return _runs[key]
+    facts, first_id = [], 1
+    with StreamRun(spark, SCHEMA, windowed_count(delay, size), output_mode=mode) as run:
+        for events in batches:
+            for batch in run.add_batch(as_rows(events, first_id)):
+                facts.append(batch_facts(batch))
+            first_id += len(events)
+    with _runs_lock:
+        _runs[key] = facts
+    return facts
+
+
+def spark_runs(spark: SparkSession, batches: list[list[int]], delay: int,
+               modes=save_model.MODES) -> dict[str, list[dict]]:
+    """:func:`spark_run` for several output modes at once (the queries run side by side)."""
+    results: dict[str, list[dict]] = {}
+    errors: list[BaseException] = []
+
+    def one(mode: str) -> None:
+        try:
+            results[mode] = spark_run(spark, batches, mode, delay)
+        except BaseException as error:  # noqa: BLE001 - re-raised below
+            errors.append(error)
+
+    threads = [threading.Thread(target=one, args=(mode,)) for mode in modes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return {mode: results[mode] for mode in modes}
+
+
+# -- fresh streams ----------------------------------------------------------------------------------
+def random_stream(rng: random.Random, batches: tuple[int, int] = (3, 4),
+                  events: tuple[int, int] = (1, 3)) -> list[list[int]]:
+    """A small stream that moves forward in time with some late events mixed in."""
+    stream, clock = [], 0
+    for _ in range(rng.randint(*batches)):
+        clock += rng.randint(3, 14)
+        batch = []
+        for _ in range(rng.randint(*events)):
+            late = rng.random() < 0.3
+            batch.append(max(0, clock - rng.randint(10, 25)) if late else clock + rng.randint(0, 4))
+        stream.append(batch)
+    return stream
+
+
+def random_case(seed: int) -> tuple[list[list[int]], int]:
+    """The stream and delay a seed stands for."""
+    rng = random.Random(seed)
+    return random_stream(rng), rng.choice([0, 5, 10])
+
+
+_grading_seed: int | None = None
+
+
+def _seed(seed: int | None) -> int:
+    """The seed of a grading run: given, or drawn once per process so that the checks of
+    one notebook share their streams (and Spark runs each stream once)."""
+    global _grading_seed
+    if seed is not None:
+        return seed
+    if _grading_seed is None:
+        _grading_seed = fresh_seed()
+    return _grading_seed
+
+
+def _case(seed: int | None, example: bool) -> tuple[list[list[int]], int, str]:
+    if example:
+        return EXAMPLE_BATCHES, EXAMPLE_DELAY, "the chapter's example"
+    seed = _seed(seed)
+    batches, delay = random_case(seed)
+    return batches, delay, f"seed {seed}"
+
+
+def describe(batches, delay, origin, mode=None) -> str:
+    mode_text = f"{mode} mode, " if mode else ""
+    return f"{mode_text}events per micro-batch {batches}, delay {delay} s ({origin})"
+
+
+def _ask(fn, *args, what: str):
+    """Call the learner's function on copies of the inputs; its answer as plain data."""
+    return plain(fn(*[_copy(a) for a in args]), what)
+
+
+def _copy(value):
+    return [_copy(v) for v in value] if isinstance(value, list) else value
+
+
+def _same_length(got, truth, context, revisit) -> None:
+    if not isinstance(got, list):
+        raise CheckFailed("the answer must be a list, one entry per micro-batch", "a list",
+                          got, context=context)
+    labels = ["no-data" if t["input_rows"] == 0 and i and _moved(truth, i) else "data"
+              for i, t in enumerate(truth)]
+    check_equal(len(got), len(truth),
+                f"how many micro-batches Spark ran (kinds: {labels})",
+                revisit=revisit, context=context)
+
+
+def _moved(truth, i) -> bool:
+    return truth[i]["watermark"] != truth[i - 1]["watermark"]
+
+
+# -- task 1: what each micro-batch emits ------------------------------------------------------------
+def check_predicted_output(predict: Callable[[list[list[int]], str, int], list], *,
+                           seed: int | None = None, example: bool = False) -> None:
+    """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs (no-data
+    ones included), the rows it emits: a sorted list of ``[window start, count]``."""
+    spark = course_session()
+    batches, delay, origin = _case(seed, example)
+    answers = {mode: _ask(predict, batches, mode, delay, what="predict_output's answer")
+               for mode in save_model.MODES}
+    truth = spark_runs(spark, batches, delay)
+    for mode in save_model.MODES:
+        context = describe(batches, delay, origin, mode)
+        got = answers[mode]
+        _same_length(got, truth[mode], context, REVISIT_NO_DATA)
+        for mine, did in zip(got, truth[mode]):
+            check_equal(sorted(mine) if isinstance(mine, list) else mine, did["output"],
+                        "the [window start, count] rows this micro-batch emitted",
+                        batch=did["batch_id"], revisit=REVISIT[mode], context=context)
+    passed(f"your predicted output matches Spark in all three modes ({origin})")
+
+
+# -- task 2: the row counts of every micro-batch ----------------------------------------------------
+def check_predicted_metrics(predict: Callable[[list[list[int]], str, int], list], *,
+                            seed: int | None = None, example: bool = False) -> None:
+    """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs, a dict of
+    ``numRowsTotal``, ``numRowsUpdated``, ``numRowsRemoved``, ``numRowsDroppedByWatermark``."""
+    spark = course_session()
+    batches, delay, origin = _case(seed, example)
+    answers = {mode: _ask(predict, batches, mode, delay, what="predict_metrics' answer")
+               for mode in save_model.MODES}
+    truth = spark_runs(spark, batches, delay)
+    for mode in save_model.MODES:
+        context = describe(batches, delay, origin, mode)
+        got = answers[mode]
+        _same_length(got, truth[mode], context, REVISIT_NO_DATA)
+        for mine, did in zip(got, truth[mode]):
+            if not isinstance(mine, dict):
+                raise CheckFailed("each micro-batch's answer must be a dict", "a dict", mine,
+                                  batch=did["batch_id"], context=context)
+            for name in METRIC_NAMES:
+                check_equal(mine.get(name), did["metrics"][name], name,
+                            batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)
+    passed(f"your predicted row counts match Spark in all three modes ({origin})")
+
+
+# -- task 3: choosing the watermark delay -----------------------------------------------------------
+EXAMPLE_DELAY_BATCHES = [[3, 12], [24, 6], [33, 17]]
+
+
+def dropped_rows(facts: list[dict]) -> int:
+    return sum(batch["metrics"]["numRowsDroppedByWatermark"] for batch in facts)
+
+
+def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int | None = None,
+                         example: bool = False) -> None:
+    """``choose(batches)`` gives the smallest delay, in whole seconds, for which the
+    append-mode query drops nothing from this stream.
+
+    Spark runs the query with that delay (nothing may be dropped) and with one second less
+    (something must be dropped, or the delay was not the smallest).
+    """
+    spark = course_session()
+    if example:
+        batches, origin = EXAMPLE_DELAY_BATCHES, "the chapter's example"
+    else:
+        seed = _seed(seed)
+        batches, origin = random_case(seed)[0], f"seed {seed}"
+    context = f"append mode, events per micro-batch {batches} ({origin})"
+    delay = _ask(choose, batches, what="smallest_delay's answer")
+    if type(delay) is not int or delay < 0:
+        raise CheckFailed("the delay must be a whole number of seconds, 0 or more",
+                          "an int >= 0", delay, context=context)
+    delays = [delay] + ([delay - 1] if delay > 0 else [])
+    results = {}
+
+    def one(d: int) -> None:
+        results[d] = spark_run(spark, batches, "append", d)
+
+    threads = [threading.Thread(target=one, args=(d,)) for d in delays]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for d in delays:
+        if d not in results:
+            raise RuntimeError(f"the Spark run with a delay of {d} s did not finish")
+    check_equal(dropped_rows(results[delay]), 0,
+                f"groups dropped by the watermark with a delay of {delay} s",
+                revisit=REVISIT_DELAY, context=context)
+    if delay > 0:
+        if dropped_rows(results[delay - 1]) == 0:
+            raise CheckFailed(f"with {delay - 1} s nothing is dropped either: your delay is "
+                              "not the smallest", f"a delay below {delay}", delay,
+                              revisit=REVISIT_DELAY, context=context)
+    passed(f"{delay} s is the smallest delay that drops nothing ({origin})")
+
+
+# -- task 4: the Update-mode step of the model ------------------------------------------------------
+def check_update_step(step: save_model.Step, *, seed: int | None = None,
+                      example: bool = False) -> None:
+    """``step(state, events, watermark, size)`` must do one Update-mode micro-batch; the
+    model driven by it must agree with Spark on output and row counts, batch by batch."""
+    spark = course_session()
+    batches, delay, origin = _case(seed, example)
+    context = describe(batches, delay, origin, "update")
+
+    def learner_step(state, events, watermark, size):
+        answer = step(dict(state), list(events), watermark, size)
+        if not (isinstance(answer, tuple) and len(answer) == 3):
+            raise CheckFailed("update_step must return (output, new_state, metrics)",
+                              "a tuple of three", type(answer).__name__, context=context)
+        output, new_state, metrics = answer
+        if type(new_state) is not dict or not all(
+                type(k) is int and type(v) is int for k, v in new_state.items()):
+            raise CheckFailed("the new state must be a dict {window start: count} of ints",
+                              "a dict of ints", repr(new_state)[:200], context=context)
+        return (plain(output, "update_step's output"), dict(new_state),
+                plain(metrics, "update_step's metrics"))
+
+    model = save_model.run(batches, "update", delay, step=learner_step)
+    truth = spark_run(spark, batches, "update", delay)
+    _same_length(model, truth, context, REVISIT_NO_DATA)
+    for mine, did in zip(model, truth):
+        check_equal(sorted(mine.output), did["output"],
+                    "the [window start, count] rows emitted (your step, driven by the model)",
+                    batch=did["batch_id"], revisit=REVISIT["update"], context=context)
+        for name in METRIC_NAMES:
+            got = mine.metrics.get(name) if isinstance(mine.metrics, dict) else mine.metrics
+            check_equal(got, did["metrics"][name], name, batch=did["batch_id"],
+                        revisit=REVISIT_METRICS, context=context)
+    passed(f"your Update step agrees with Spark on every micro-batch ({origin})")
+
