@@ -1,0 +1,83 @@
+"""A small Sphinx extension for the course's site: each chapter links its exercise notebook.
+
+Chapter ``book/NN_name`` has its learners' notebook in ``exercises/NN_name/NN_name.ipynb``
+(the release nbgrader generates). Right under the chapter's title this extension adds a
+line with a download link to that notebook and a link to the page that says how to run it
+locally. Sphinx copies the notebook into the site (``_downloads/``) and rebuilds the
+chapter's page when the notebook changes, so the link is never stale and needs no edit in
+the chapters themselves.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+
+#: Chapter pages: ``book/01_global_limit`` and the like.
+CHAPTER = re.compile(r"^book/(?P<name>\d\d_[a-z0-9_]+)$")
+#: The page that explains how to run the course on one's own machine.
+RUNNING_LOCALLY = "book/running_locally"
+
+
+def exercise_for(srcdir: str | Path, docname: str) -> str | None:
+    """The exercise notebook of a chapter, relative to the book's root, if it exists."""
+    match = CHAPTER.match(docname)
+    if not match:
+        return None
+    name = match["name"]
+    path = f"exercises/{name}/{name}.ipynb"
+    return path if (Path(srcdir) / path).is_file() else None
+
+
+def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
+    """Put the download line under the chapter's title (before Sphinx collects downloads)."""
+    docname = app.env.docname
+    exercise = exercise_for(app.srcdir, docname)
+    _known(app.env)[docname] = exercise
+    if exercise is None:
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    download = addnodes.download_reference(
+        "", "", nodes.literal("", Path(exercise).name),
+        reftarget="/" + exercise, refdoc=docname, refexplicit=True,
+    )
+    how_to = addnodes.pending_xref(
+        "", nodes.inline("", "how to run it locally"),
+        refdomain="std", reftype="doc", reftarget="/" + RUNNING_LOCALLY,
+        refdoc=docname, refexplicit=True, refwarn=True,
+    )
+    line = nodes.paragraph(
+        "", "", nodes.Text("Exercise notebook for this chapter: "), download,
+        nodes.Text(" (open it in JupyterLab; see "), how_to, nodes.Text(")."),
+        classes=["exercise-download"],
+    )
+    title_at = next((i for i, child in enumerate(section.children)
+                     if isinstance(child, nodes.title)), -1)
+    section.insert(title_at + 1, line)
+
+
+def chapters_whose_exercise_changed(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Re-read a chapter when its exercise notebook appeared or disappeared."""
+    return [
+        docname for docname, exercise in _known(env).items()
+        if docname in env.found_docs and exercise != exercise_for(app.srcdir, docname)
+    ]
+
+
+def _known(env) -> dict[str, str | None]:
+    if not hasattr(env, "course_exercises"):
+        env.course_exercises = {}
+    return env.course_exercises
+
+
+def setup(app: Sphinx) -> dict:
+    # Sphinx collects download links on "doctree-read" at priority 500: run before it.
+    app.connect("doctree-read", add_exercise_link, priority=400)
+    app.connect("env-get-outdated", chapters_whose_exercise_changed)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": 1}

@@ -1,0 +1,130 @@
+"""Put the JavaScript that draws widgets on the book's pages into book/_static/widgets/.
+
+A page with a widget (the micro-batch stepper) carries the widget's saved state, and two
+scripts turn that state into a slider and tables in the browser: RequireJS and the
+``embed-amd.js`` bundle of ``@jupyter-widgets/html-manager``. Jupyter Book would fetch both
+from public CDNs each time a reader opens the page; the book serves its own copies instead,
+so the pages work offline and load nothing from elsewhere.
+
+The files come from the npm registry, through npm itself (``npm pack`` of pinned versions,
+checked against the pinned sha512 digests below), and are not committed: ``make book`` and
+``make test`` run this script, which does nothing when the files are already in place.
+
+    python scripts/vendor_widgets.py            # fetch if missing
+    python scripts/vendor_widgets.py --force    # fetch again
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = ROOT / "book" / "_static" / "widgets"
+
+#: npm package -> (version, sha512 integrity from the registry, files to copy from it).
+#: html-manager 1.x is the one that draws ipywidgets 8 (controls model version 2.0.0).
+PACKAGES = {
+    "@jupyter-widgets/html-manager": (
+        "1.0.15",
+        "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
+        # the bundle, and the Font Awesome fonts it loads (the play button's icons)
+        ("dist/embed-amd.js", "dist/*.woff2", "dist/*.woff", "dist/*.ttf", "dist/*.eot",
+         "dist/*.svg", "LICENSE"),
+    ),
+    "requirejs": (
+        "2.3.8",
+        "sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==",
+        ("require.js",),
+    ),
+}
+
+#: Written last: its presence means every file above is in place, at these versions.
+STAMP = TARGET / "VERSIONS.txt"
+
+
+def stamp_text() -> str:
+    return "".join(f"{name}@{version}\n" for name, (version, _, _) in PACKAGES.items())
+
+
+def is_current() -> bool:
+    return STAMP.exists() and STAMP.read_text() == stamp_text()
+
+
+def npm_pack(name: str, version: str, integrity: str, into: Path) -> Path:
+    """Download one package tarball with npm and check its digest."""
+    done = subprocess.run(
+        ["npm", "pack", f"{name}@{version}", "--silent", "--pack-destination", str(into)],
+        cwd=into, check=True, capture_output=True, text=True,
+    )
+    tarball = into / done.stdout.strip().splitlines()[-1]
+    algorithm, expected = integrity.split("-", 1)
+    digest = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
+    if digest != expected:
+        raise SystemExit(f"{tarball.name}: {algorithm} digest {digest} is not the pinned one")
+    return tarball
+
+
+def unpack(tarball: Path, patterns: tuple[str, ...], into: Path, prefix: str = "") -> int:
+    """Copy the members matching ``patterns`` (paths inside the package) into ``into``."""
+    copied = 0
+    with tarfile.open(tarball) as archive:
+        for member in archive.getmembers():
+            if not member.isfile() or not member.name.startswith("package/"):
+                continue
+            inner = Path(member.name[len("package/"):])
+            if any(inner.match(pattern) and len(inner.parts) == len(Path(pattern).parts)
+                   for pattern in patterns):
+                data = archive.extractfile(member).read()
+                (into / (prefix + inner.name)).write_bytes(data)
+                copied += 1
+    return copied
+
+
+def vendor(force: bool = False) -> None:
+    if is_current() and not force:
+        print(f"widget scripts already in {TARGET.relative_to(ROOT)}")
+        return
+    if shutil.which("npm") is None:
+        raise SystemExit("npm is needed to fetch the widget scripts (Node.js 18 or later)")
+    staging = Path(tempfile.mkdtemp(prefix="widgets-"))
+    try:
+        files = staging / "files"
+        files.mkdir()
+        for name, (version, integrity, patterns) in PACKAGES.items():
+            tarball = npm_pack(name, version, integrity, staging)
+            prefix = "requirejs-" if name == "requirejs" else ""
+            if unpack(tarball, patterns, files, prefix) == 0:
+                raise SystemExit(f"{name}@{version}: none of {patterns} found in the package")
+            if name == "requirejs":
+                (files / "requirejs-require.js").rename(files / "require.js")
+            else:
+                license_file = files / "LICENSE"
+                if license_file.exists():
+                    license_file.rename(files / "LICENSE.html-manager.txt")
+        (files / STAMP.name).write_text(stamp_text())
+        if TARGET.exists():
+            shutil.rmtree(TARGET)
+        TARGET.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(files, TARGET)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    size = sum(path.stat().st_size for path in TARGET.iterdir())
+    print(f"widget scripts in {TARGET.relative_to(ROOT)}: "
+          f"{len(list(TARGET.iterdir()))} files, {size / 1e6:.1f} MB")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--force", action="store_true", help="fetch even if present")
+    vendor(parser.parse_args(argv).force)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

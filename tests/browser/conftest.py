@@ -1,0 +1,181 @@
+"""The built book, served on the loopback interface, and a real browser to read it.
+
+* ``site`` builds the book once per test session (``jupyter-book build`` with
+  ``--warningiserror``: a broken internal link or a warning fails the build; unchanged
+  chapters come from the execution cache, so a rebuild takes seconds) and serves
+  ``_build/html`` from a thread on 127.0.0.1. ``BOOK_HTML=/path/to/html`` tests an already
+  built site instead.
+* ``browser`` is the system's Chromium (``/usr/bin/chromium``) driven by Playwright; it is
+  never downloaded (no ``playwright install``).
+* ``visit`` opens a page in a fresh context whose every request that is neither loopback nor
+  ``file://`` is refused, and records the console errors, page errors and refused
+  requests of the visit.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync",
+]
+#: Console errors every Jupyter Book 1 page logs, harmless for a reader:
+CONSOLE_ERRORS_ALLOWED = (
+    # sphinx-thebe's script is included twice by the theme and declares a constant twice
+    # (Thebe itself is off: it would need a remote Jupyter).
+    "Identifier 'THEBE_JS_URL' has already been declared",
+    # sphinx-book-theme asks pydata-sphinx-theme for a theme mode it does not know yet.
+    "Got invalid theme mode",
+)
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+def is_local(url: str) -> bool:
+    """Whether a request stays on this machine (loopback, a file, or inline data)."""
+    parsed = urlparse(url)
+    if parsed.scheme in ("file", "data", "blob", "about"):
+        return True
+    return parsed.scheme in ("http", "https", "ws") and parsed.hostname in LOOPBACK_HOSTS
+
+
+def build_book() -> Path:
+    """Fetch the widget scripts if needed and build the book; the HTML folder."""
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "vendor_widgets.py")],
+                   cwd=ROOT, check=True, capture_output=True)
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    done = subprocess.run(
+        [str(jupyter_book), "build", ".", "--warningiserror", "--keep-going"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    if done.returncode != 0:
+        pytest.fail("the book does not build:\n" + done.stdout[-4000:] + done.stderr[-4000:])
+    return ROOT / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def html_dir() -> Path:
+    given = os.environ.get("BOOK_HTML")
+    return Path(given).resolve() if given else build_book()
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:  # one line per request would drown the output
+        pass
+
+
+@dataclass
+class Site:
+    """The built book as served over HTTP."""
+
+    root: Path
+    base_url: str
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def pages(self) -> list[str]:
+        """Every HTML page of the site (relative paths), the search page included."""
+        return sorted(
+            path.relative_to(self.root).as_posix() for path in self.root.rglob("*.html")
+            if not path.relative_to(self.root).parts[0].startswith("_")
+        )
+
+    def chapters(self) -> list[str]:
+        """The chapter pages: ``book/NN_name.html``."""
+        return [page for page in self.pages()
+                if page.startswith("book/") and page[5:7].isdigit()]
+
+
+@pytest.fixture(scope="session")
+def site(html_dir: Path):
+    handler = functools.partial(_QuietHandler, directory=str(html_dir))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield Site(html_dir, f"http://127.0.0.1:{server.server_address[1]}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@dataclass
+class Visit:
+    """One page opened in the browser, and what went wrong while it loaded."""
+
+    page: object
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def unexpected_errors(self) -> list[str]:
+        errors = [e for e in self.console_errors
+                  if not any(allowed in e for allowed in CONSOLE_ERRORS_ALLOWED)]
+        errors += [e for e in self.page_errors
+                   if not any(allowed in e for allowed in CONSOLE_ERRORS_ALLOWED)]
+        return errors
+
+
+@pytest.fixture
+def visit(browser, site):
+    """``visit(path)`` opens a page of the site, offline, and returns a :class:`Visit`."""
+    contexts = []
+
+    def open_page(path: str, wait_for: str | None = None) -> Visit:
+        context = browser.new_context()
+        contexts.append(context)
+        page = context.new_page()
+        record = Visit(page)
+
+        def route(request_route):
+            if is_local(request_route.request.url):
+                request_route.continue_()
+            else:
+                record.refused.append(request_route.request.url)
+                request_route.abort()
+
+        context.route("**/*", route)
+        page.on("console", lambda message: message.type == "error"
+                and record.console_errors.append(message.text))
+        page.on("pageerror", lambda error: record.page_errors.append(str(error)))
+        page.on("requestfailed", lambda request: is_local(request.url)
+                and record.failed.append(request.url))
+        page.on("response", lambda response: response.status >= 400
+                and record.failed.append(f"{response.status} {response.url}"))
+        page.goto(site.url(path), wait_until="load")
+        page.wait_for_load_state("networkidle")
+        if wait_for:
+            page.wait_for_selector(wait_for, timeout=20_000)
+        return record
+
+    yield open_page
+    for context in contexts:
+        context.close()
