@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test env bench clean release
+.PHONY: book test env bench clean release widgets chromium bench-book
 
 env: $(STAMP)
 
@@ -17,10 +17,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-book: env
+book: env widgets
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 
-test: env
+test: env widgets chromium
 	$(BIN)/python -m pytest
 
 # Regenerate the learners' release (exercises/) from the instructor's source (solutions/).
@@ -29,6 +29,20 @@ release: env
 
 bench: env
 	$(BIN)/python scripts/benchmark.py
+
+# The scripts that draw widgets on the book's pages, fetched from the npm registry (not
+# committed): the pages load them from the site itself, never from a CDN.
+widgets:
+	$(PYTHON) scripts/vendor_widgets.py
+
+# The browser tests (tests/browser/) drive the system's Chromium; install it if missing.
+chromium:
+	@test -x /usr/bin/chromium || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# Fresh and warm build times of the book.
+bench-book: env widgets
+	$(BIN)/python scripts/benchmark_book.py
 
 clean:
 	rm -rf _build
