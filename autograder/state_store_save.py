@@ -57,7 +57,7 @@ SCHEMA = "id INT, ts TIMESTAMP"
 METRIC_NAMES = save_model.METRIC_NAMES
 
 #: The chapter's worked example: four micro-batches of events, a 10-second delay.
-EXAMPLE_BATCHES = [[1, 5, 12], [25, 3], [8, 14, 31], [38, 29]]
+EXAMPLE_BATCHES = [[1, 5, 12], [25, 3], [8, 14, 31], [38, 2, 7]]
 EXAMPLE_DELAY = 10
 
 
