@@ -177,10 +177,11 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
     )
     play = widgets.Play(value=0, min=0, max=length - 1, step=1, interval=interval_ms,
                         description="play")
-    # Links that run in the browser: they work on a static page, with no kernel.
-    widgets.jslink((play, "value"), (slider, "value"))
+    # Links that run in the browser: they work on a static page, with no kernel. The
+    # slider drives the views first, so they follow it even if the play button fails.
     for stack in stacks:
         widgets.jslink((slider, "value"), (stack, "selected_index"))
+    widgets.jslink((play, "value"), (slider, "value"))
 
     if len(stacks) == 1:
         body: widgets.Widget = stacks[0]

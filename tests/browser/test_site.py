@@ -1,0 +1,153 @@
+"""The book's site, read in a real browser with no internet.
+
+Each test opens pages of the built book in Chromium, served from 127.0.0.1; every request
+that would leave the machine is refused and recorded (see conftest.py).
+"""
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urljoin, urlparse
+from urllib.request import urlopen
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+STEPPER = ".micro-batch-stepper"
+VISIBLE_STEP = ".stepper-step:visible"
+
+
+def test_every_page_loads_offline_without_console_errors(site, visit):
+    problems = {}
+    for path in site.pages():
+        seen = visit(path)
+        found = seen.unexpected_errors() + [f"refused {url}" for url in seen.refused] + [
+            f"failed {url}" for url in seen.failed]
+        if found:
+            problems[path] = found
+        seen.page.context.close()
+    assert problems == {}
+
+
+def test_each_chapter_shows_its_executed_outputs_and_nothing_from_stderr(site, visit):
+    assert site.chapters(), "the site has no chapter page (book/NN_name.html)"
+    for path in site.chapters():
+        page = visit(path).page
+        outputs = page.locator("article .cell_output")
+        assert outputs.count() > 0, f"{path}: no cell output"
+        assert any(text.strip() for text in outputs.all_inner_texts()), f"{path}: outputs empty"
+        assert page.locator("article .output.stderr").count() == 0, f"{path}: stderr shown"
+        assert page.locator("article .output.traceback").count() == 0, f"{path}: traceback"
+        page.context.close()
+
+
+def test_each_chapter_has_pictures_and_every_picture_loads(site, visit):
+    for path in site.chapters():
+        page = visit(path).page
+        pictures = page.locator("article img, article svg:not(.svg-inline--fa)")
+        assert pictures.count() > 0, f"{path}: no picture (img or svg)"
+        broken = page.eval_on_selector_all(
+            "article img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0))"
+                           ".map(i => i.src)")
+        assert broken == [], f"{path}: pictures that did not load"
+        page.context.close()
+
+
+def test_each_chapter_links_its_exercise_notebook(site, visit):
+    for path in site.chapters():
+        name = path.removeprefix("book/").removesuffix(".html")
+        page = visit(path).page
+        link = page.locator(".exercise-download a.download")
+        assert link.count() == 1, f"{path}: no download link to its exercise notebook"
+        href = link.get_attribute("href")
+        assert href.endswith(f"/{name}.ipynb")
+        with urlopen(urljoin(page.url, href)) as response:
+            notebook = json.load(response)
+        assert notebook["nbformat"] == 4 and notebook["cells"]
+        how_to = page.locator(".exercise-download a.reference.internal:not(.download)")
+        assert how_to.get_attribute("href").endswith("running_locally.html")
+        page.context.close()
+
+
+def test_the_stepper_shows_the_micro_batch_the_slider_points_at(visit):
+    page = visit("book/stepper_demo.html", wait_for=STEPPER).page
+    single = page.locator(STEPPER).first
+    step = single.locator(VISIBLE_STEP)
+    assert step.get_attribute("data-batch-id") == "0"
+    assert "micro-batch 0" in step.inner_text()
+
+    handle = single.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function(
+        "el => el.querySelector('.stepper-step[data-batch-id=\"1\"]')"
+        " && el.querySelector('.stepper-step[data-batch-id=\"1\"]').offsetParent !== null",
+        arg=single.element_handle(), timeout=5_000)
+    step = single.locator(VISIBLE_STEP)
+    assert step.get_attribute("data-batch-id") == "1"
+    text = step.inner_text()
+    # micro-batch 1 of limit(3): two rows in, one out, the counter at 3.
+    assert "input (2 rows)" in text and "output (1 row)" in text
+    assert "{value: 3}" in text
+    assert single.locator(".widget-readout").inner_text().strip() == "1"
+
+
+def test_the_stepper_tabs_share_one_slider(visit):
+    page = visit("book/stepper_demo.html", wait_for=STEPPER).page
+    tabs = page.locator(STEPPER).nth(1)
+    handle = tabs.locator(".noUi-handle").first
+    handle.focus()
+    for _ in range(3):
+        handle.press("ArrowRight")
+    page.wait_for_function(
+        "el => el.querySelector('.widget-readout').innerText.trim() === '3'",
+        arg=tabs.element_handle(), timeout=5_000)
+    shown = tabs.locator(VISIBLE_STEP)
+    assert shown.get_attribute("data-batch-id") == "3"
+    assert "watermark: 2024-01-01T00:00:15.000Z" in shown.inner_text()
+    assert "output (1 row)" in shown.inner_text()  # append: the closed window comes out
+
+    tabs.get_by_role("tab", name="update").click()
+    shown = tabs.locator(VISIBLE_STEP)
+    assert shown.get_attribute("data-batch-id") == "3"
+    assert "output (0 rows)" in shown.inner_text()  # update wrote it back in batch 0
+
+
+def test_the_play_button_moves_the_slider(visit):
+    page = visit("book/stepper_demo.html", wait_for=STEPPER).page
+    single = page.locator(STEPPER).first
+    single.locator(".widget-play button").first.click()
+    page.wait_for_function(
+        "el => el.querySelector('.widget-readout').innerText.trim() !== '0'",
+        arg=single.element_handle(), timeout=10_000)
+
+
+def test_search_finds_a_term(visit):
+    page = visit("search.html?q=watermark").page
+    page.wait_for_selector("#search-results li", timeout=20_000)
+    found = page.locator("#search-results li a").evaluate_all("links => links.map(a => a.href)")
+    assert any("stepper_demo" in href for href in found), found
+
+
+def test_navigation_reaches_every_page_of_the_table_of_contents(site, visit):
+    page = visit("book/running_locally.html").page
+    sidebar = page.locator("nav.bd-links a.reference.internal").evaluate_all(
+        "links => links.map(a => a.href)")
+    linked = {urlparse(href).path.lstrip("/") for href in sidebar}
+    expected = {p for p in site.pages() if p.startswith("book/")} - {"book/intro.html"}
+    assert expected <= linked, f"not in the navigation: {sorted(expected - linked)}"
+    assert page.locator(".prev-next-area a").count() >= 1
+
+
+def test_internal_links_all_resolve(site):
+    broken = {}
+    for path in site.pages():
+        html = (site.root / path).read_text(encoding="utf-8")
+        for href in re.findall(r'href="([^"#]+)[^"]*"', html):
+            if urlparse(href).scheme:  # absolute links leave the site: not checked here
+                continue
+            target = urlparse(urljoin(site.url(path), href)).path.lstrip("/")
+            if not (site.root / target).exists():
+                broken.setdefault(path, []).append(href)
+    assert broken == {}
