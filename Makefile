@@ -24,8 +24,13 @@ test: env widgets chromium
 	$(BIN)/python -m pytest
 
 # Regenerate the learners' release (exercises/) from the instructor's source (solutions/).
+# nbgrader runs `alembic` from PATH, hence the venv's bin first.
 release: env
-	$(BIN)/python -m autograder.release
+	mkdir -p .course-work
+	for assignment in $$(ls solutions); do \
+	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_assignment $$assignment --force \
+	    --CourseDirectory.db_url=sqlite:///$(CURDIR)/.course-work/release.db || exit 1; \
+	done
 
 bench: env
 	$(BIN)/python scripts/benchmark.py

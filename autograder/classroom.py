@@ -8,6 +8,7 @@ untouched release scores zero, and each wrong answer loses the points it should.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -58,11 +59,14 @@ class NotebookGrade:
 
 
 def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: int = 600,
-              env: dict[str, str] | None = None) -> dict[str, NotebookGrade]:
+              env: dict[str, str] | None = None,
+              workdir: Path | None = None) -> dict[str, NotebookGrade]:
     """Grade each learner's notebook with stock nbgrader; return grades by learner.
 
     ``submissions`` maps a learner's name to the notebook they handed in. The notebook is
-    graded as ``<assignment>/<name of the solution notebook>``.
+    graded as ``<assignment>/<name of the solution notebook>``. The nbgrader course is laid
+    out in a temporary folder, or in ``workdir`` (kept afterwards, to look at the graded
+    notebooks).
     """
     from nbgrader.api import Gradebook
 
@@ -72,8 +76,9 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
         raise ValueError(f"{source} should hold exactly one notebook, found {notebook_names}")
     notebook_name = notebook_names[0]
 
-    with tempfile.TemporaryDirectory(prefix="nbgrader-course-") as tmp:
-        root = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        root = Path(workdir or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
         shutil.copytree(source, root / "solutions" / assignment)
         (root / "nbgrader_config.py").write_text(
             _CONFIG.format(root=str(root), cell_timeout=cell_timeout))
@@ -83,6 +88,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
             shutil.copy(notebook, target)
 
         run_env = {**os.environ, **(env or {})}
+        # nbgrader runs `alembic` (and kernels) from PATH: put this Python's bin first.
+        run_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), run_env.get("PATH", "")])
         _nbgrader(["generate_assignment", assignment, "--force"], root, run_env)
         for student in submissions:
             _nbgrader(["db", "student", "add", student], root, run_env)

@@ -80,7 +80,8 @@ def label_of(node: PlanNode, width: int = 34) -> str:
             lines.append(partitioning.group(1))
     elif is_stateful(node) or node.name in _KEYED:
         if node.keys:
-            lines.append("keys: " + ", ".join(node.keys))
+            keys = [key.replace(" ASC NULLS FIRST", "") for key in node.keys]
+            lines.append("keys: " + ", ".join(keys))
     if node.functions:
         lines.append(", ".join(node.functions))
     if is_stateful(node) and "numPartitions" in node.state_info:

@@ -1,0 +1,374 @@
+"""Checks for chapter 2: how Spark plans a streaming aggregation.
+
+The ideas they test, in the chapter's words:
+
+* ``StatefulAggregationStrategy`` plans a streaming ``groupBy().agg()`` as seven
+  operators, source first: a *Partial* hash aggregate, an exchange, a *PartialMerge*
+  aggregate, ``StateStoreRestore``, another *PartialMerge* aggregate, ``StateStoreSave`` and
+  a *Final* aggregate. ``explain()`` does not print the mode of a hash aggregate; the names
+  of its functions do: ``partial_count`` (Partial), ``merge_count`` (PartialMerge),
+  ``count`` (Final) (section "Partial, merge, final: the aggregate buffers");
+* in every micro-batch, restore reads each key's buffer from the state store and save
+  writes the merged buffer back: the state holds the running totals, never just the
+  batch's own (section "Restore and save, micro-batch by micro-batch");
+* the exchange hash-partitions the rows on the grouping keys, and each shuffle partition
+  has its own state store: as many state store instances as shuffle partitions, not one
+  per query (section "One state store per shuffle partition");
+* a session window is planned differently: the sessions of a key are merged
+  (``MergingSessions``) between ``SessionWindowStateStoreRestore`` and
+  ``SessionWindowStateStoreSave``, and the state keeps one row per open session
+  (section "Session windows").
+
+Each ``check_*`` function runs the learner's code against real Spark on fresh streams
+drawn from a seed, and raises :class:`~autograder.feedback.CheckFailed` with a lesson
+when the two disagree.
+"""
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from .driver import StreamRun
+from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
+from .plan import PlanNode, physical_plan
+from .session import course_session
+
+CHAPTER = "chapter 2, How Spark plans a streaming aggregation"
+REVISIT_CHAIN = f'{CHAPTER}, section "The seven operators"'
+REVISIT_BUFFERS = f'{CHAPTER}, section "Partial, merge, final: the aggregate buffers"'
+REVISIT_RESTORE_SAVE = f'{CHAPTER}, section "Restore and save, micro-batch by micro-batch"'
+REVISIT_PARTITIONS = f'{CHAPTER}, section "One state store per shuffle partition"'
+REVISIT_WATERMARK = f'{CHAPTER}, section "The watermark in the plan"'
+REVISIT_SESSIONS = f'{CHAPTER}, section "Session windows"'
+
+#: The stream of keys (one word per row) for the plain aggregations.
+KEYS_SCHEMA = "key STRING"
+#: The stream of timed events for windows and sessions.
+EVENTS_SCHEMA = "user STRING, ts TIMESTAMP, v INT"
+#: Every timestamp of the course's event streams counts seconds from this instant.
+T0 = datetime(2024, 1, 1, 12, 0, 0)
+#: The watermark delay of the chapter's event-time queries.
+WATERMARK_DELAY = "10 seconds"
+
+#: The chapter's worked example: three micro-batches of keys.
+EXAMPLE_KEYS = [["a", "b", "a"], ["c", "a"], ["b"]]
+#: The chapter's session example: (user, second, v) per micro-batch, and the session gap.
+EXAMPLE_EVENTS = [[("a", 1, 1), ("a", 3, 2), ("b", 2, 5), ("a", 20, 1)],
+                  [("a", 5, 4), ("b", 40, 1)]]
+EXAMPLE_GAP = 5
+
+
+def at(second: float) -> datetime:
+    """The instant ``second`` seconds after :data:`T0`."""
+    return T0 + timedelta(seconds=second)
+
+
+# -- reading a plan ---------------------------------------------------------------------------
+def aggregate_mode(node: PlanNode) -> str:
+    """The mode a hash aggregate runs in, read off the names of its functions.
+
+    ``partial_*`` functions build a buffer from input rows (Partial); ``merge_*`` functions
+    merge buffers into buffers (PartialMerge); plain names turn buffers into results (Final).
+    """
+    functions = node.functions
+    if functions and all(f.startswith("partial_") for f in functions):
+        return "Partial"
+    if functions and all(f.startswith("merge_") for f in functions):
+        return "PartialMerge"
+    return "Final"
+
+
+def hash_aggregates(plan: PlanNode) -> list[PlanNode]:
+    """The plan's hash aggregates, source first."""
+    return plan.find_all("HashAggregate")
+
+
+def aggregation_chain(plan: PlanNode) -> list[str]:
+    """The operators from the first hash aggregate up to the sink, source first, each
+    hash aggregate written with its mode: ``HashAggregate(Partial)``."""
+    names = []
+    started = False
+    for node in plan.data_flow():
+        started = started or node.name == "HashAggregate"
+        if started:
+            names.append(f"HashAggregate({aggregate_mode(node)})"
+                         if node.name == "HashAggregate" else node.name)
+    return names
+
+
+# -- the truth, from Spark ----------------------------------------------------------------------
+def keyed_count_run(spark: SparkSession, batches: list[list[str]],
+                    partitions: int | None = None) -> list[dict[str, Any]]:
+    """Run ``groupBy("key").count()`` in update mode, one micro-batch per list of keys.
+
+    One dict per micro-batch: the rows it emitted and the state after it (both as
+    ``{key: count}``), and its state-operator metrics. ``partitions`` sets the number of
+    shuffle partitions for this query only.
+    """
+    facts = []
+    with _shuffle_partitions(spark, partitions):
+        with StreamRun(spark, KEYS_SCHEMA, lambda df: df.groupBy("key").count(),
+                       output_mode="update") as run:
+            for keys in batches:
+                (batch,) = run.add_batch([(key,) for key in keys])
+                facts.append({
+                    "output": {row["key"]: row["count"] for row in batch.output},
+                    "state": {row["key"]["key"]: row["value"]["count"] for row in run.state()},
+                    "numRowsTotal": batch.state_metric("numRowsTotal"),
+                    "numRowsUpdated": batch.state_metric("numRowsUpdated"),
+                    "numStateStoreInstances": batch.state_metric("numStateStoreInstances"),
+                })
+    return facts
+
+
+class _shuffle_partitions:
+    """Use ``n`` shuffle partitions while the block runs (``None``: leave it alone)."""
+
+    KEY = "spark.sql.shuffle.partitions"
+
+    def __init__(self, spark: SparkSession, n: int | None):
+        self.spark, self.n, self.saved = spark, n, None
+
+    def __enter__(self):
+        if self.n is not None:
+            self.saved = self.spark.conf.get(self.KEY)
+            self.spark.conf.set(self.KEY, str(self.n))
+
+    def __exit__(self, *exc):
+        if self.n is not None:
+            self.spark.conf.set(self.KEY, self.saved)
+
+
+def reference_sessions(events: DataFrame, gap_seconds: int) -> DataFrame:
+    """The course's answer to task 4, run beside the learner's to know what is right."""
+    return (events.withWatermark("ts", WATERMARK_DELAY)
+                  .groupBy("user", F.session_window("ts", f"{gap_seconds} seconds"))
+                  .agg(F.count("*").alias("events"), F.sum("v").alias("total")))
+
+
+def _plain_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dict):
+        return {k: _plain_value(v) for k, v in value.items()}
+    return value
+
+
+def _rows(rows) -> list[dict]:
+    """Rows as sorted plain dicts (timestamps as text), so two runs can be compared."""
+    dicts = [_plain_value(row.asDict(recursive=True)) for row in rows]
+    return sorted(dicts, key=repr)
+
+
+def session_run(spark: SparkSession, batches, build: Callable[[DataFrame], DataFrame]):
+    """Run a sessionized query in append mode; per data micro-batch, what it emitted
+    (including the no-data batch the watermark triggers after it) and the state after."""
+    facts = []
+    with StreamRun(spark, EVENTS_SCHEMA, build, output_mode="append") as run:
+        for events in batches:
+            ran = run.add_batch([(user, at(second), v) for user, second, v in events])
+            facts.append({
+                "output": _rows([row for batch in ran for row in batch.output]),
+                "state": _rows(run.state()),
+            })
+        plan = run.plan()
+    return facts, plan
+
+
+# -- fresh streams ----------------------------------------------------------------------------
+def _seed(seed: int | None) -> int:
+    return fresh_seed() if seed is None else seed
+
+
+def random_keys(rng: random.Random, batches: tuple[int, int] = (3, 4)) -> list[list[str]]:
+    """Micro-batches of keys drawn from a few letters; a batch may be empty."""
+    letters = rng.sample("abcdefg", rng.randint(3, 5))
+    return [[rng.choice(letters) for _ in range(rng.randint(0, 4))]
+            for _ in range(rng.randint(*batches))]
+
+
+def random_events(rng: random.Random) -> tuple[list[list[tuple[str, int, int]]], int]:
+    """Two micro-batches of events for two users, and a session gap in seconds.
+
+    The second batch brings a late-enough event to extend or bridge a session in state,
+    and one far ahead, so that the watermark closes the early sessions.
+    """
+    gap = rng.randint(3, 6)
+    first, second = [], []
+    for user in ("a", "b"):
+        t = rng.randint(0, 4)
+        for _ in range(rng.randint(1, 3)):
+            first.append((user, t, rng.randint(1, 9)))
+            t += rng.randint(1, gap + 3)
+        second.append((user, t + rng.randint(-gap, gap), rng.randint(1, 9)))
+    second.append((rng.choice("ab"), 60 + rng.randint(0, 10), rng.randint(1, 9)))
+    rng.shuffle(first)
+    rng.shuffle(second)
+    return [first, second], gap
+
+
+AGGREGATES = {
+    "count": lambda: F.count("*"), "sum": lambda: F.sum("v"), "max": lambda: F.max("v"),
+    "min": lambda: F.min("v"), "avg": lambda: F.avg("v"),
+}
+
+
+def random_aggregation(rng: random.Random) -> tuple[str, Callable[[DataFrame], DataFrame], str]:
+    """A streaming aggregation with a random shape: a description, the query, its mode."""
+    names = rng.sample(sorted(AGGREGATES), rng.randint(1, 3))
+    functions = [AGGREGATES[name]().alias(name) for name in names]
+    if rng.random() < 0.5:
+        return (f"groupBy('user').agg({', '.join(names)}) in update mode",
+                lambda df: df.groupBy("user").agg(*functions), "update")
+    gap = rng.randint(3, 8)
+    return (f"groupBy('user', session_window('ts', '{gap} seconds')).agg({', '.join(names)})"
+            " in append mode",
+            lambda df: (df.withWatermark("ts", WATERMARK_DELAY)
+                          .groupBy("user", F.session_window("ts", f"{gap} seconds"))
+                          .agg(*functions)), "append")
+
+
+# -- task 1: the mode of each hash aggregate -------------------------------------------------------
+EXAMPLE_QUERIES = [
+    ("groupBy('user').count() in update mode",
+     lambda df: df.groupBy("user").count(), "update"),
+    (f"groupBy('user', session_window('ts', '{EXAMPLE_GAP} seconds')).count() in append mode",
+     lambda df: (df.withWatermark("ts", WATERMARK_DELAY)
+                   .groupBy("user", F.session_window("ts", f"{EXAMPLE_GAP} seconds")).count()),
+     "append"),
+]
+
+
+def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
+                          seed: int | None = None, example: bool = False) -> None:
+    """``aggregate_modes(plan)`` must give the mode of every hash aggregate, source first.
+
+    The plans come from real queries: the chapter's two examples, or one plain and one
+    session-window aggregation with random aggregate functions.
+    """
+    spark = course_session()
+    if example:
+        label, queries = "the chapter's examples", EXAMPLE_QUERIES
+    else:
+        seed = _seed(seed)
+        rng = random.Random(seed)
+        queries = [random_aggregation(rng) for _ in range(2)]
+        if len({mode for _, _, mode in queries}) == 1:  # always one of each shape
+            plain_or_session = [random_aggregation(rng) for _ in range(20)]
+            other = next(q for q in plain_or_session if q[2] != queries[0][2])
+            queries[1] = other
+        label = f"seed {seed}"
+    events = [(user, at(second), v) for user, second, v in EXAMPLE_EVENTS[0]]
+    for description, build, mode in queries:
+        with StreamRun(spark, EVENTS_SCHEMA, build, output_mode=mode) as run:
+            run.add_batch(events)
+            truth = [aggregate_mode(node) for node in hash_aggregates(physical_plan(run.query))]
+            got = plain(aggregate_modes(physical_plan(run.query)), "aggregate_modes' answer")
+        check_equal(got, truth, "the modes of the hash aggregates, source first",
+                    revisit=REVISIT_BUFFERS, context=f"{description} ({label})")
+    passed(f"the aggregate modes match Spark's plans for {len(queries)} queries")
+
+
+# -- task 2: what restore and save leave in the state ------------------------------------------------
+def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
+                           seed: int | None = None, example: bool = False) -> None:
+    """``predict(batches)`` must give, per micro-batch of ``groupBy("key").count()`` in
+    update mode, ``{"output": {key: count}, "state": {key: count}}``: the rows the batch
+    emits and the state store's rows after it."""
+    spark = course_session()
+    if example:
+        label, batches = "the chapter's example", EXAMPLE_KEYS
+    else:
+        seed = _seed(seed)
+        label, batches = f"seed {seed}", random_keys(random.Random(seed))
+    context = f"micro-batches of keys {batches} ({label})"
+    truth = keyed_count_run(spark, batches)
+    got = plain(predict([list(b) for b in batches]), "predict_counts' answer")
+    check_equal(len(got) if isinstance(got, list) else got, len(truth),
+                "how many micro-batches your answer covers", context=context)
+    for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+        if not isinstance(mine, dict):
+            raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
+                              batch=batch_id, context=context)
+        check_equal(mine.get("state"), spark_did["state"],
+                    "the state rows after this micro-batch, {key: count}",
+                    batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
+        check_equal(mine.get("output"), spark_did["output"],
+                    "the rows this micro-batch emitted in update mode, {key: count}",
+                    batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
+    passed("your outputs and state rows match Spark, batch by batch")
+
+
+# -- task 3: state store instances and state metrics ---------------------------------------------------
+METRIC_FIELDS = ("numRowsTotal", "numRowsUpdated", "numStateStoreInstances")
+
+
+def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]], *,
+                            seed: int | None = None, example: bool = False) -> None:
+    """``predict(batches, partitions)`` must give, per micro-batch of ``groupBy("key")
+    .count()`` run with ``partitions`` shuffle partitions, the state operator's
+    ``numRowsTotal``, ``numRowsUpdated`` and ``numStateStoreInstances``."""
+    spark = course_session()
+    if example:
+        label, batches, partitions = "the chapter's example", EXAMPLE_KEYS, 2
+    else:
+        seed = _seed(seed)
+        rng = random.Random(seed)
+        label, batches, partitions = f"seed {seed}", random_keys(rng), rng.choice([3, 4])
+    context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
+    truth = keyed_count_run(spark, batches, partitions)
+    got = plain(predict([list(b) for b in batches], partitions), "predict_metrics' answer")
+    check_equal(len(got) if isinstance(got, list) else got, len(truth),
+                "how many micro-batches your answer covers", context=context)
+    for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+        if not isinstance(mine, dict):
+            raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
+                              batch=batch_id, context=context)
+        for field in METRIC_FIELDS:
+            revisit = REVISIT_PARTITIONS if field == "numStateStoreInstances" else REVISIT_RESTORE_SAVE
+            check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
+                        batch=batch_id, revisit=revisit, context=context)
+    passed("your state metrics match Spark, batch by batch")
+
+
+# -- task 4: a sessionized aggregation -----------------------------------------------------------------
+def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
+                   seed: int | None = None, example: bool = False) -> None:
+    """``sessions(events, gap_seconds)`` must count the events and sum ``v`` per user and
+    session (columns ``user``, ``session_window``, ``events``, ``total``), with a watermark
+    of 10 seconds, in append mode.
+
+    Checked per micro-batch against the course's own query on the same stream: the rows
+    emitted (with the no-data micro-batch the watermark triggers), the session-window state
+    rows after each batch, and the plan's session-window state operators.
+    """
+    spark = course_session()
+    if example:
+        label, (batches, gap) = "the chapter's example", (EXAMPLE_EVENTS, EXAMPLE_GAP)
+    else:
+        seed = _seed(seed)
+        batches, gap = random_events(random.Random(seed))
+        label = f"seed {seed}"
+    context = f"events (user, second, v) {batches}, gap {gap} s ({label})"
+    truth, _ = session_run(spark, batches, lambda df: reference_sessions(df, gap))
+    got, plan = session_run(spark, batches, lambda df: sessions(df, gap))
+    names = plan.operator_names()
+    for operator in ("SessionWindowStateStoreRestore", "MergingSessions",
+                     "SessionWindowStateStoreSave"):
+        if operator not in names:
+            raise CheckFailed(f"{operator} in your query's plan", operator,
+                              " -> ".join(names), revisit=REVISIT_SESSIONS)
+    for number, (mine, spark_did) in enumerate(zip(got, truth)):
+        # Micro-batch ids and input batches differ: the watermark adds no-data batches.
+        check_equal(mine["output"], spark_did["output"],
+                    f"the sessions emitted after input batch {number} (with the no-data "
+                    "micro-batch the watermark may trigger)",
+                    revisit=REVISIT_SESSIONS, context=context)
+        check_equal(mine["state"], spark_did["state"],
+                    f"the session-window state rows after input batch {number}",
+                    revisit=REVISIT_SESSIONS, context=context)
+    passed("your sessions and their state match Spark, batch by batch")

@@ -1,0 +1,525 @@
+"""Checks for chapter 4: transformWithState.
+
+The ideas they test, in the chapter's words:
+
+* a processor's life cycle and its state variables (section "The processor's life cycle");
+* timers belong to a grouping key; firing one does **not** clear the key's state, the
+  handler must (sections "Timers" and "Firing a timer does not clear the state");
+* rows older than the watermark never reach ``handleInputRows`` (section "Late rows");
+* the initial state is applied once, in the first micro-batch of a new query, one call of
+  ``handleInitialState`` per row (section "Initial state");
+* a time to live is measured in processing time; expired values are invisible at once and
+  removed at the end of a micro-batch (section "Time to live");
+* everything is read back with the state reader (section "Reading the state back").
+
+Each ``check_*`` runs the learner's processor and the course's reference processor side by
+side **in one streaming query** (two transformWithState operators over the same input,
+their outputs tagged and unioned), on a fresh seeded stream, and compares per micro-batch:
+the rows emitted, the state left in the store (every state variable, read with
+``stateVarName``, and the timers) and the operator's custom metrics.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from datetime import datetime, timedelta
+from typing import Any, Callable, Iterator
+
+from pyspark.sql import DataFrame, Row, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.streaming import StatefulProcessor
+
+from .driver import BatchRecord, StreamRun
+from .feedback import CheckFailed, check_equal, fresh_seed, passed
+from .session import course_session
+
+CHAPTER = "chapter 4, transformWithState"
+REVISIT_LIFE_CYCLE = f'{CHAPTER}, section "The processor\'s life cycle"'
+REVISIT_TIMERS = f'{CHAPTER}, section "Timers"'
+REVISIT_CLEAR = f'{CHAPTER}, section "Firing a timer does not clear the state"'
+REVISIT_LATE = f'{CHAPTER}, section "Late rows"'
+REVISIT_INITIAL = f'{CHAPTER}, section "Initial state"'
+REVISIT_TTL = f'{CHAPTER}, section "Time to live"'
+REVISIT_READER = f'{CHAPTER}, section "Reading the state back"'
+
+#: The start of event time in every stream of this chapter.
+T0 = datetime(2024, 1, 1, 12, 0, 0)
+HOUR_MS = 3_600_000
+_LEARNER, _REFERENCE = "learner", "reference"
+_WHO = "__who"
+
+
+# -- small tools the chapter uses too ----------------------------------------------------------
+def ms(moment: datetime) -> int:
+    """A UTC timestamp as milliseconds since the epoch (the unit of timers and TTLs)."""
+    return int((moment - datetime(1970, 1, 1)).total_seconds() * 1000)
+
+
+def custom_metrics(batch: BatchRecord, operator: int = 0) -> dict[str, Any]:
+    """The transformWithState operator's own metrics in one micro-batch's progress."""
+    return batch.state_operators[operator]["customMetrics"]
+
+
+@contextlib.contextmanager
+def no_data_batches_disabled(spark: SparkSession) -> Iterator[None]:
+    """Only micro-batches with input run while the block runs (processing-time queries).
+
+    A ``ProcessingTime`` query otherwise runs empty micro-batches forever and
+    ``processAllAvailable`` never returns. The setting is read when a query starts (and
+    stored in its checkpoint), so queries started inside the block keep it.
+    """
+    key = "spark.sql.streaming.noDataMicroBatches.enabled"
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, "false")
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)
+
+
+# -- running the learner's processor beside the course's -------------------------------------
+Build = Callable[[DataFrame, StatefulProcessor], DataFrame]
+
+
+def side_by_side(build: Build, learner: StatefulProcessor,
+                 reference: StatefulProcessor) -> Callable[[DataFrame], DataFrame]:
+    """One query running both processors on the same input, outputs tagged and unioned."""
+    def query(events: DataFrame) -> DataFrame:
+        mine = build(events, learner).withColumn(_WHO, F.lit(_LEARNER))
+        ours = build(events, reference).withColumn(_WHO, F.lit(_REFERENCE))
+        return mine.unionByName(ours)
+    return query
+
+
+def _split(batch: BatchRecord) -> dict[str, list]:
+    rows: dict[str, list] = {_LEARNER: [], _REFERENCE: []}
+    for row in batch.output:
+        values = row.asDict()
+        who = values.pop(_WHO)
+        rows[who].append([_plain_value(v) for v in values.values()])
+    return {who: sorted(found, key=repr) for who, found in rows.items()}
+
+
+def _plain_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    return value
+
+
+def operator_ids(run: StreamRun) -> dict[str, int]:
+    """Which operator is the learner's and which the course's (its variables start with course_)."""
+    ids = {}
+    for row in run.state_metadata():
+        names = [v["stateName"] for v in json.loads(row.operatorProperties)["stateVariables"]]
+        ids[_REFERENCE if any(n.startswith("course_") for n in names) else _LEARNER] = row.operatorId
+    return ids
+
+
+def state_variables(run: StreamRun, operator: int) -> list[dict[str, Any]]:
+    """The operator's state variables (name, type, ttlEnabled), timers left out."""
+    for row in run.state_metadata():
+        if row.operatorId == operator:
+            variables = json.loads(row.operatorProperties)["stateVariables"]
+            return sorted((v for v in variables if not v["stateName"].startswith("$")),
+                          key=lambda v: v["stateName"])
+    return []
+
+
+def stored_keys(run: StreamRun, operator: int) -> list:
+    """The grouping keys that still hold a row in any state variable of the operator."""
+    keys = set()
+    for variable in state_variables(run, operator):
+        for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
+            keys.add(tuple(row.key))
+    return sorted(list(key) for key in keys)
+
+
+def state_rows_per_key(run: StreamRun, operator: int) -> dict[str, int]:
+    """How many state rows each key holds, over all the operator's variables."""
+    counts: dict[str, int] = {}
+    for variable in state_variables(run, operator):
+        for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
+            counts[str(row.key[0])] = counts.get(str(row.key[0]), 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def pending_timers(run: StreamRun, operator: int) -> list:
+    """The registered timers of the operator as [key..., expiry in ms]."""
+    rows = run.state(operatorId=operator, readRegisteredTimers=True)
+    return sorted([*row.key, row.expiration_timestamp_ms] for row in rows)
+
+
+class _Scenario:
+    """Feeds batches to a side-by-side run and compares every micro-batch's output."""
+
+    def __init__(self, run: StreamRun, context: str, revisit: str):
+        self.run, self.context, self.revisit = run, context, revisit
+        self.records: list[BatchRecord] = []
+
+    def add(self, rows: list) -> list[BatchRecord]:
+        try:
+            records = self.run.add_batch(rows)
+        except CheckFailed:
+            raise
+        except Exception as error:  # noqa: BLE001 - the learner's processor failed in Spark
+            raise CheckFailed("the streaming query failed while running your processor",
+                              "no error", _first_line(error), revisit=REVISIT_LIFE_CYCLE,
+                              context=self.context) from None
+        for record in records:
+            split = _split(record)
+            check_equal(split[_LEARNER], split[_REFERENCE],
+                        "the rows your processor emitted in this micro-batch",
+                        batch=record.batch_id, revisit=self.revisit, context=self.context)
+        self.records.extend(records)
+        return records
+
+
+def quick_try(processor: StatefulProcessor, rows_by_key: dict, *, time_mode: str = "None",
+              context: str = "", **tester_options: Any) -> None:
+    """Run the processor on a few rows in ``TwsTester`` (no JVM) before the real query.
+
+    Only a missing piece of code (``NotImplementedError``) fails here, in a fraction of a
+    second; everything else is left to the real query, because TwsTester does not model
+    TTL, the watermark or the state store (chapter 4, section "Fast checks with TwsTester").
+    """
+    from pyspark.sql.streaming.tws_tester import TwsTester
+
+    try:
+        tester = TwsTester(processor, timeMode=time_mode, **tester_options)
+        for key, rows in rows_by_key.items():
+            tester.test(key, rows)
+    except NotImplementedError:
+        raise CheckFailed("your processor is not written yet (TwsTester met NotImplementedError)",
+                          "a processor", "NotImplementedError", revisit=REVISIT_LIFE_CYCLE,
+                          context=context) from None
+    except Exception:  # noqa: BLE001 - the real query will tell
+        pass
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error)
+    for marker in ("Error: ", "Exception: "):
+        found = text.rfind(marker, 0, text.find("=== Streaming Query") if "=== Streaming Query" in text else None)
+        if found >= 0:
+            return text[found:].splitlines()[0][:300]
+    return text.splitlines()[0][:300] if text else type(error).__name__
+
+
+def _context(what: str, seed: Any, batches: list) -> str:
+    return f"{what}, batches {batches} (seed {seed})"
+
+
+def _seed(seed: int | None, example: bool) -> Any:
+    if example:
+        return "the chapter's example"
+    return fresh_seed() if seed is None else seed
+
+
+# -- task 1: a session tracker with an event-time timer -----------------------------------------
+SESSION_SCHEMA = "user STRING, ts TIMESTAMP"
+SESSION_OUT = "user STRING, events INT, start TIMESTAMP, end TIMESTAMP"
+SESSION_GAP_MS, SESSION_DELAY = 10_000, "5 seconds"
+
+
+class CourseSessionTracker(StatefulProcessor):
+    """The course's session tracker: one value per user and one timer at last event + gap."""
+
+    def __init__(self, gap_ms: int):
+        self.gap_ms = gap_ms
+
+    def init(self, handle):
+        self.handle = handle
+        self.session = handle.getValueState("course_session",
+                                            "events INT, start TIMESTAMP, end TIMESTAMP")
+
+    def handleInputRows(self, key, rows, timerValues):
+        events, start, end = self.session.get() or (0, None, None)
+        for row in rows:
+            events += 1
+            start = row.ts if start is None or row.ts < start else start
+            end = row.ts if end is None or row.ts > end else end
+        self.session.update((events, start, end))
+        for timer in self.handle.listTimers():
+            self.handle.deleteTimer(timer)
+        self.handle.registerTimer(int(end.timestamp() * 1000) + self.gap_ms)
+        return iter([])
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        events, start, end = self.session.get()
+        self.session.clear()
+        yield Row(user=key[0], events=events, start=start, end=end)
+
+    def close(self):
+        pass
+
+
+def sessions(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
+    """The query of task 1: sessions per user, watermark 5 s behind the events."""
+    return (events.withWatermark("ts", SESSION_DELAY).groupBy("user")
+                  .transformWithState(processor, SESSION_OUT, "Append", "EventTime"))
+
+
+EXAMPLE_SESSIONS = [
+    [("ann", 0), ("ann", 4), ("bob", 2)],
+    [("ann", 30), ("bob", 8)],
+    [("cid", 60)],
+]
+
+
+def _session_batches(rng: random.Random) -> list[list[tuple[str, int]]]:
+    batches = []
+    for number in range(3):
+        rows = [(user, 30 * number + rng.randint(0, 8))
+                for user in ("ann", "bob", "cid") for _ in range(rng.randint(0, 2))]
+        if number and rng.random() < 0.7:       # a row far behind the watermark
+            rows.append((rng.choice(("ann", "bob", "dan")), 30 * number - 40))
+        batches.append(rows or [("eve", 30 * number)])
+    return batches
+
+
+def _at(seconds: int) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+def check_session_tracker(tracker: type, *, seed: int | None = None,
+                          example: bool = False) -> None:
+    """``tracker(gap_ms)`` must emit one summary per closed session and leave no state."""
+    spark = course_session()
+    seed = _seed(seed, example)
+    batches = EXAMPLE_SESSIONS if example else _session_batches(random.Random(seed))
+    context = _context("(user, seconds after T0)", seed, batches)
+    quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
+              context=context, eventTimeExtractor=lambda row: ms(row.ts))
+    query = side_by_side(sessions, tracker(SESSION_GAP_MS), CourseSessionTracker(SESSION_GAP_MS))
+    with StreamRun(spark, SESSION_SCHEMA, query) as run:
+        scenario = _Scenario(run, context, REVISIT_TIMERS)
+        for rows in batches:
+            scenario.add([(user, _at(second)) for user, second in rows])
+        ids = operator_ids(run)
+        check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
+                    "the users that still hold state at the end (a session whose timer fired "
+                    "must leave nothing behind)", revisit=REVISIT_CLEAR, context=context)
+        check_equal(pending_timers(run, ids[_LEARNER]), pending_timers(run, ids[_REFERENCE]),
+                    "the timers still registered at the end, as [user, expiry ms] (one per open "
+                    "session)", revisit=REVISIT_TIMERS, context=context)
+    passed(f"your sessions match Spark's reference over {len(scenario.records)} micro-batches")
+
+
+# -- task 2: a de-duplicator with a TTL in processing time ---------------------------------------
+DEDUP_SCHEMA = "id STRING"
+DEDUP_OUT = "id STRING, copies INT"
+
+
+class CourseDedup(StatefulProcessor):
+    """The course's de-duplicator: a value with a TTL remembers that an id was emitted."""
+
+    def __init__(self, ttl_ms: int):
+        self.ttl_ms = ttl_ms
+
+    def init(self, handle):
+        self.seen = handle.getValueState("course_seen", "seen BOOLEAN", ttlDurationMs=self.ttl_ms)
+
+    def handleInputRows(self, key, rows, timerValues):
+        copies = sum(1 for _ in rows)
+        if not self.seen.exists():
+            self.seen.update((True,))
+            yield Row(id=key[0], copies=copies)
+
+    def close(self):
+        pass
+
+
+def deduplicated(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
+    """The query of task 2: one output row per id, in processing time."""
+    return events.groupBy("id").transformWithState(processor, DEDUP_OUT, "Append", "ProcessingTime")
+
+
+EXAMPLE_DEDUP = [["a", "a", "b"], ["a", "c"], ["b", "c", "c"]]
+
+
+def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = False) -> None:
+    """``dedup(ttl_ms)`` must emit an id again only once its memory has expired.
+
+    The example keeps ids for an hour (nothing expires while it runs); the graded streams
+    use a 1 ms TTL, which has expired by the next micro-batch whatever the clock says,
+    because a micro-batch takes far longer than 1 ms (the check verifies that too).
+    """
+    spark = course_session()
+    seed = _seed(seed, example)
+    if example:
+        batches, ttl = EXAMPLE_DEDUP, HOUR_MS
+    else:
+        rng = random.Random(seed)
+        batches = [[rng.choice("abcde") for _ in range(rng.randint(1, 5))] for _ in range(3)]
+        ttl = 1
+    context = _context(f"ids, TTL {ttl} ms", seed, batches)
+    quick_try(dedup(ttl), {"a": [Row(id="a")]}, time_mode="ProcessingTime", context=context)
+    query = side_by_side(deduplicated, dedup(ttl), CourseDedup(ttl))
+    with no_data_batches_disabled(spark), StreamRun(spark, DEDUP_SCHEMA, query) as run:
+        scenario = _Scenario(run, context, REVISIT_TTL)
+        for rows in batches:
+            (record,) = scenario.add([(i,) for i in rows])
+            if record.progress["durationMs"]["triggerExecution"] <= ttl and ttl == 1:
+                raise RuntimeError("a micro-batch took under 1 ms: the TTL reasoning fails")
+            ids = operator_ids(run)
+            check_equal(custom_metrics(record, ids[_LEARNER])["numValuesRemovedDueToTTLExpiry"],
+                        custom_metrics(record, ids[_REFERENCE])["numValuesRemovedDueToTTLExpiry"],
+                        "numValuesRemovedDueToTTLExpiry (values the TTL clean-up removed)",
+                        batch=record.batch_id, revisit=REVISIT_TTL, context=context)
+        ids = operator_ids(run)
+        ttl_flags = sorted({v["ttlEnabled"] for v in state_variables(run, ids[_LEARNER])})
+        check_equal(ttl_flags, [True], "ttlEnabled of your state variables (state-metadata)",
+                    revisit=REVISIT_TTL, context=context)
+        check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
+                    "the ids remembered in the state store at the end",
+                    revisit=REVISIT_TTL, context=context)
+    passed(f"your de-duplicator matches Spark's reference with a TTL of {ttl} ms")
+
+
+# -- task 3: initial state with several rows per key ----------------------------------------------
+COUNT_SCHEMA = "user STRING"
+COUNT_OUT = "user STRING, total INT"
+INITIAL_SCHEMA = "user STRING, n INT"
+
+
+class CourseStartingCounts(StatefulProcessor):
+    """The course's running count that starts from an initial state, summing its rows."""
+
+    def init(self, handle):
+        self.total = handle.getValueState("course_total", "n INT")
+
+    def handleInitialState(self, key, initialState, timerValues):
+        self.total.update(((self.total.get() or (0,))[0] + initialState.n,))
+
+    def handleInputRows(self, key, rows, timerValues):
+        total = (self.total.get() or (0,))[0] + sum(1 for _ in rows)
+        self.total.update((total,))
+        yield Row(user=key[0], total=total)
+
+    def close(self):
+        pass
+
+
+def counts_from(initial: DataFrame) -> Build:
+    """The query of task 3: running counts per user, starting from ``initial``."""
+    def build(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
+        return events.groupBy("user").transformWithState(
+            processor, COUNT_OUT, "Append", "None", initialState=initial.groupBy("user"))
+    return build
+
+
+EXAMPLE_INITIAL = [("ann", 10), ("ann", 5), ("bob", 7)]
+EXAMPLE_COUNTS = [["ann"], ["ann", "bob"], ["bob", "cid"]]
+
+
+def check_starting_counts(counter: type, *, seed: int | None = None,
+                          example: bool = False) -> None:
+    """``counter()`` must count from the initial state, adding up a user's several rows.
+
+    The query is restarted on its checkpoint after micro-batch 0: the initial state is not
+    applied again, so the counts simply go on.
+    """
+    spark = course_session()
+    seed = _seed(seed, example)
+    if example:
+        initial, batches = EXAMPLE_INITIAL, EXAMPLE_COUNTS
+    else:
+        rng = random.Random(seed)
+        initial = [(user, rng.randint(1, 20)) for user in ("ann", "bob", "cid", "dan")
+                   if rng.random() < 0.5]
+        twice = rng.choice(("ann", "bob", "cid", "dan"))   # one user with two rows at least
+        initial += [(twice, rng.randint(1, 20)), (twice, rng.randint(1, 20))]
+        batches = [[rng.choice(("ann", "bob", "cid", "dan")) for _ in range(rng.randint(1, 4))]
+                   for _ in range(3)]
+    context = _context(f"initial state {initial}, users", seed, batches) + ", restarted after batch 0"
+    quick_try(counter(), {"ann": [Row(user="ann")]}, context=context,
+              initialStateRow=[("ann", Row(user="ann", n=1))])
+    initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
+    query = side_by_side(counts_from(initial_df), counter(), CourseStartingCounts())
+    with StreamRun(spark, COUNT_SCHEMA, query) as run:
+        scenario = _Scenario(run, context, REVISIT_INITIAL)
+        for number, rows in enumerate(batches):
+            scenario.add([(user,) for user in rows])
+            if number == 0:
+                run.restart()
+        ids = operator_ids(run)
+        check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
+                    "the users that hold state at the end (every user of the initial state "
+                    "and of the stream)", revisit=REVISIT_INITIAL, context=context)
+    passed("your counts start from the initial state and survive a restart")
+
+
+# -- task 4: the first N rows of every key ----------------------------------------------------------
+FIRST_SCHEMA = "user STRING, seq INT"
+FIRST_OUT = "user STRING, seq INT"
+
+
+class CourseFirstN(StatefulProcessor):
+    """The course's per-user limit: one counter per user, rows taken in ``seq`` order."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def init(self, handle):
+        self.emitted = handle.getValueState("course_emitted", "n INT")
+
+    def handleInputRows(self, key, rows, timerValues):
+        done = (self.emitted.get() or (0,))[0]
+        if done >= self.n:
+            return
+        taken = sorted(row.seq for row in rows)[: self.n - done]
+        self.emitted.update((done + len(taken),))
+        for seq in taken:
+            yield Row(user=key[0], seq=seq)
+
+    def close(self):
+        pass
+
+
+def first_rows(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
+    """The query of task 4: at most n rows per user, ever."""
+    return events.groupBy("user").transformWithState(processor, FIRST_OUT, "Append", "None")
+
+
+EXAMPLE_FIRST = ([["ann", "ann", "bob"], ["ann", "ann", "bob"], ["ann", "cid"]], 3)
+COUNTED_METRICS = ("numValueStateVars", "numListStateVars", "numMapStateVars")
+
+
+def check_first_n(first_n: type, *, seed: int | None = None, example: bool = False) -> None:
+    """``first_n(n)`` must let through the first ``n`` rows of each user (lowest ``seq``),
+    keeping a single value per user in the state store."""
+    spark = course_session()
+    seed = _seed(seed, example)
+    if example:
+        users, n = EXAMPLE_FIRST
+    else:
+        rng = random.Random(seed)
+        users = [[rng.choice(("ann", "bob", "cid")) for _ in range(rng.randint(1, 5))]
+                 for _ in range(3)]
+        n = rng.randint(1, 3)
+    batches, seq = [], 0
+    for names in users:
+        batches.append([(name, seq + i) for i, name in enumerate(names)])
+        seq += len(names)
+    context = _context(f"(user, seq), n={n}", seed, batches)
+    quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]}, context=context)
+    query = side_by_side(first_rows, first_n(n), CourseFirstN(n))
+    with StreamRun(spark, FIRST_SCHEMA, query) as run:
+        scenario = _Scenario(run, context, REVISIT_LIFE_CYCLE)
+        for rows in batches:
+            scenario.add(rows)
+        ids = operator_ids(run)
+        last = scenario.records[-1]
+        for metric in COUNTED_METRICS:
+            check_equal(custom_metrics(last, ids[_LEARNER])[metric],
+                        custom_metrics(last, ids[_REFERENCE])[metric],
+                        f"{metric} (state variables declared, summed over partitions)",
+                        batch=last.batch_id, revisit=REVISIT_LIFE_CYCLE, context=context)
+        check_equal(state_rows_per_key(run, ids[_LEARNER]), state_rows_per_key(run, ids[_REFERENCE]),
+                    "state rows per user at the end (one counter each)",
+                    revisit=REVISIT_READER, context=context)
+    passed(f"your limit lets the first {n} rows of each user through, with one counter each")

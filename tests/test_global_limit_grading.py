@@ -1,0 +1,67 @@
+"""Chapter 1's exercises, graded by real nbgrader.
+
+One classroom of five learners hands in the assignment:
+
+=====================  =============================================================
+learner                what they handed in
+=====================  =============================================================
+``solution``           the instructor's solution                      -> full marks
+``untouched``          the release exactly as learners receive it     -> zero
+``per_batch``          believes the limit applies to each micro-batch -> loses tasks 1, 2
+``row_per_record``     believes the state keeps a row per emitted row -> loses tasks 2, 3
+``limit_then_filter``  limits the stream first, filters afterwards    -> loses task 4
+=====================  =============================================================
+"""
+import pytest
+
+from autograder.classroom import autograde
+from tests.submissions import release_notebook, solution_notebook, write_submission
+
+ASSIGNMENT = "01_global_limit"
+FULL = {"test_predict_emitted": 2, "test_predict_state": 3,
+        "test_emitted_so_far": 2, "test_first_clicks": 3}
+
+PER_BATCH = {
+    "predict_emitted": "def predict_emitted(sizes, limit):\n"
+                       "    return [min(size, limit) for size in sizes]\n",
+    "predict_state": "def predict_state(sizes, limit):\n"
+                     "    return [{'numRowsTotal': 1 if size else 0,\n"
+                     "             'numRowsUpdated': 1 if size else 0,\n"
+                     "             'count': min(size, limit) if size else None} for size in sizes]\n",
+}
+ROW_PER_RECORD = {
+    "predict_state": "def predict_state(sizes, limit):\n"
+                     "    facts, so_far = [], 0\n"
+                     "    for size in sizes:\n"
+                     "        now = min(size, limit - so_far)\n"
+                     "        so_far += now\n"
+                     "        facts.append({'numRowsTotal': so_far, 'numRowsUpdated': now,\n"
+                     "                      'count': so_far or None})\n"
+                     "    return facts\n",
+    "emitted_so_far": "def emitted_so_far(spark, checkpoint):\n"
+                      "    return len(read_state(spark, checkpoint))\n",
+}
+LIMIT_THEN_FILTER = {
+    "first_clicks": "from pyspark.sql import functions as F\n"
+                    "def first_clicks(events, n):\n"
+                    "    return events.limit(n).where(F.col('kind') == 'click')\n",
+}
+
+
+@pytest.mark.slow
+def test_a_classroom_is_graded_on_behaviour(tmp_path):
+    grades = autograde(ASSIGNMENT, {
+        "solution": solution_notebook(ASSIGNMENT),
+        "untouched": release_notebook(ASSIGNMENT),
+        "per_batch": write_submission(ASSIGNMENT, PER_BATCH, tmp_path / "per_batch.ipynb"),
+        "row_per_record": write_submission(ASSIGNMENT, ROW_PER_RECORD, tmp_path / "rpr.ipynb"),
+        "limit_then_filter": write_submission(ASSIGNMENT, LIMIT_THEN_FILTER, tmp_path / "ltf.ipynb"),
+    })
+
+    assert grades["solution"].points() == FULL
+    assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
+    assert grades["per_batch"].points() == {**FULL, "test_predict_emitted": 0,
+                                            "test_predict_state": 0}
+    assert grades["row_per_record"].points() == {**FULL, "test_predict_state": 0,
+                                                 "test_emitted_so_far": 0}
+    assert grades["limit_then_filter"].points() == {**FULL, "test_first_clicks": 0}
