@@ -111,11 +111,19 @@ def _plain_value(value: Any) -> Any:
 
 
 def operator_ids(run: StreamRun) -> dict[str, int]:
-    """Which operator is the learner's and which the course's (its variables start with course_)."""
-    ids = {}
+    """Which operator is the learner's and which the course's.
+
+    The learner's branch comes first in the union, so it gets operator id 0; when exactly
+    one operator has variables named ``course_...``, that one is the course's.
+    """
+    ids = {_LEARNER: 0, _REFERENCE: 1}
+    course = []
     for row in run.state_metadata():
         names = [v["stateName"] for v in json.loads(row.operatorProperties)["stateVariables"]]
-        ids[_REFERENCE if any(n.startswith("course_") for n in names) else _LEARNER] = row.operatorId
+        if any(name.startswith("course_") for name in names):
+            course.append(row.operatorId)
+    if len(course) == 1:
+        ids = {_REFERENCE: course[0], _LEARNER: 1 - course[0]}
     return ids
 
 
@@ -221,7 +229,7 @@ def _seed(seed: int | None, example: bool) -> Any:
 
 # -- task 1: a session tracker with an event-time timer -----------------------------------------
 SESSION_SCHEMA = "user STRING, ts TIMESTAMP"
-SESSION_OUT = "user STRING, events INT, start TIMESTAMP, end TIMESTAMP"
+SESSION_OUT = "user STRING, events INT, first_ms LONG, last_ms LONG"
 SESSION_GAP_MS, SESSION_DELAY = 10_000, "5 seconds"
 
 
@@ -234,24 +242,25 @@ class CourseSessionTracker(StatefulProcessor):
     def init(self, handle):
         self.handle = handle
         self.session = handle.getValueState("course_session",
-                                            "events INT, start TIMESTAMP, end TIMESTAMP")
+                                            "events INT, first_ms LONG, last_ms LONG")
 
     def handleInputRows(self, key, rows, timerValues):
-        events, start, end = self.session.get() or (0, None, None)
+        events, first, last = self.session.get() or (0, None, None)
         for row in rows:
+            at = int(row.ts.timestamp() * 1000)
             events += 1
-            start = row.ts if start is None or row.ts < start else start
-            end = row.ts if end is None or row.ts > end else end
-        self.session.update((events, start, end))
+            first = at if first is None else min(first, at)
+            last = at if last is None else max(last, at)
+        self.session.update((events, first, last))
         for timer in self.handle.listTimers():
             self.handle.deleteTimer(timer)
-        self.handle.registerTimer(int(end.timestamp() * 1000) + self.gap_ms)
+        self.handle.registerTimer(last + self.gap_ms)
         return iter([])
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        events, start, end = self.session.get()
+        events, first, last = self.session.get()
         self.session.clear()
-        yield Row(user=key[0], events=events, start=start, end=end)
+        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
 
     def close(self):
         pass
