@@ -179,26 +179,30 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
                         description="play")
     # Links that run in the browser: they work on a static page, with no kernel. The
     # slider drives the views first, so they follow it even if the play button fails.
-    for stack in stacks:
-        widgets.jslink((slider, "value"), (stack, "selected_index"))
-    widgets.jslink((play, "value"), (slider, "value"))
+    links = [widgets.jslink((slider, "value"), (stack, "selected_index")) for stack in stacks]
+    links.append(widgets.jslink((play, "value"), (slider, "value")))
 
     if len(stacks) == 1:
         body: widgets.Widget = stacks[0]
     else:
         body = widgets.Tab(stacks, titles=[r.title for r in recordings])
     summary = ", ".join(f"{r.title}: {len(r.steps)} micro-batches" for r in recordings)
-    box = Stepper([widgets.HBox([play, slider]), body], summary=summary)
+    box = Stepper([widgets.HBox([play, slider]), body], summary=summary, links=links)
     box.add_class("micro-batch-stepper")
     return box
 
 
 class Stepper(widgets.VBox):
-    """The stepper's widget: a ``VBox`` (so any page can render it) with a short repr."""
+    """The stepper's widget: a ``VBox`` (so any page can render it) with a short repr.
 
-    def __init__(self, children: list[widgets.Widget], *, summary: str):
+    ``links`` are the browser-side links that move it: slider to views, play to slider.
+    """
+
+    def __init__(self, children: list[widgets.Widget], *, summary: str,
+                 links: list[widgets.Widget]):
         super().__init__(children)
         self._summary = summary
+        self.links = links
 
     def __repr__(self) -> str:
         return f"Stepper({self._summary})"

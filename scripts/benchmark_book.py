@@ -1,0 +1,89 @@
+"""Measure how long the book takes to build: fresh, then again with nothing changed.
+
+    .venv/bin/python scripts/benchmark_book.py            # in a scratch copy of the book
+    .venv/bin/python scripts/benchmark_book.py --keep     # ... and keep the copy
+
+The *fresh* build starts with no ``_build`` folder, so every chapter runs on Spark. The
+*warm* build follows it with nothing changed: the execution cache (``execute_notebooks:
+cache`` in ``_config.yml``) must serve every chapter, so nothing is executed and the build
+should take well under 30 seconds. The script prints both times and how many notebooks
+each build executed, read from the build's own log, and exits non-zero when the warm
+build executed anything.
+
+The builds run in a scratch copy of the book's sources (``_config.yml``, ``_toc.yml``,
+``book/``, ``exercises/``), so the repository's own ``_build`` is left alone.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCES = ("_config.yml", "_toc.yml", "book", "exercises")
+#: Lines myst-nb writes for each notebook it runs, and for each it takes from the cache.
+EXECUTED = re.compile(r"Executed notebook in ([\d.]+) seconds")
+FROM_CACHE = re.compile(r"Using cached notebook")
+
+
+def build(book: Path) -> dict:
+    """One ``jupyter-book build``; its duration and what it executed."""
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    started = time.perf_counter()
+    done = subprocess.run(
+        [str(jupyter_book), "build", ".", "--warningiserror", "--keep-going"],
+        cwd=book, capture_output=True, text=True,
+    )
+    seconds = time.perf_counter() - started
+    log = done.stdout + done.stderr
+    if done.returncode != 0:
+        sys.exit(f"the build failed:\n{log[-3000:]}")
+    executed = [float(s) for s in EXECUTED.findall(log)]
+    return {"seconds": seconds, "executed": len(executed),
+            "executing_seconds": sum(executed), "from_cache": len(FROM_CACHE.findall(log))}
+
+
+def copy_book(into: Path) -> None:
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, into / name)
+        elif source.exists():
+            shutil.copy2(source, into / name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
+    args = parser.parse_args(argv)
+    if not (ROOT / "book" / "_static" / "widgets").is_dir():
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "vendor_widgets.py")],
+                       check=True)
+    scratch = Path(tempfile.mkdtemp(prefix="book-bench-"))
+    try:
+        copy_book(scratch)
+        fresh = build(scratch)
+        warm = build(scratch)
+    finally:
+        if args.keep:
+            print(f"scratch copy kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+    for name, result in (("fresh", fresh), ("warm", warm)):
+        print(f"{name:5} build: {result['seconds']:6.1f} s, "
+              f"{result['executed']} notebooks executed "
+              f"({result['executing_seconds']:.1f} s running cells), "
+              f"{result['from_cache']} from the cache")
+    if warm["executed"]:
+        print("the warm build executed notebooks: the execution cache did not serve them")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
