@@ -34,14 +34,14 @@ PACKAGES = {
     "@jupyter-widgets/html-manager": (
         "1.0.15",
         "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
-        # the bundle, and the Font Awesome fonts it loads (the play button's icons)
+        # the bundle, the Font Awesome fonts its styles name, and its licence notices
         ("dist/embed-amd.js", "dist/*.woff2", "dist/*.woff", "dist/*.ttf", "dist/*.eot",
-         "dist/*.svg", "LICENSE"),
+         "dist/*.svg", "dist/embed.js.LICENSE.txt"),
     ),
     "requirejs": (
         "2.3.8",
         "sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==",
-        ("require.js",),
+        ("require.js",),  # its licence is in the file's header
     ),
 }
 
@@ -71,7 +71,7 @@ def npm_pack(name: str, version: str, integrity: str, into: Path) -> Path:
     return tarball
 
 
-def unpack(tarball: Path, patterns: tuple[str, ...], into: Path, prefix: str = "") -> int:
+def unpack(tarball: Path, patterns: tuple[str, ...], into: Path) -> int:
     """Copy the members matching ``patterns`` (paths inside the package) into ``into``."""
     copied = 0
     with tarfile.open(tarball) as archive:
@@ -82,7 +82,7 @@ def unpack(tarball: Path, patterns: tuple[str, ...], into: Path, prefix: str = "
             if any(inner.match(pattern) and len(inner.parts) == len(Path(pattern).parts)
                    for pattern in patterns):
                 data = archive.extractfile(member).read()
-                (into / (prefix + inner.name)).write_bytes(data)
+                (into / inner.name).write_bytes(data)
                 copied += 1
     return copied
 
@@ -99,15 +99,8 @@ def vendor(force: bool = False) -> None:
         files.mkdir()
         for name, (version, integrity, patterns) in PACKAGES.items():
             tarball = npm_pack(name, version, integrity, staging)
-            prefix = "requirejs-" if name == "requirejs" else ""
-            if unpack(tarball, patterns, files, prefix) == 0:
+            if unpack(tarball, patterns, files) == 0:
                 raise SystemExit(f"{name}@{version}: none of {patterns} found in the package")
-            if name == "requirejs":
-                (files / "requirejs-require.js").rename(files / "require.js")
-            else:
-                license_file = files / "LICENSE"
-                if license_file.exists():
-                    license_file.rename(files / "LICENSE.html-manager.txt")
         (files / STAMP.name).write_text(stamp_text())
         if TARGET.exists():
             shutil.rmtree(TARGET)
