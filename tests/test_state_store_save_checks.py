@@ -1,0 +1,173 @@
+"""Chapter 3's checks, run in-process against real Spark.
+
+The reference answers pass; each misconception the chapter warns about raises
+:class:`CheckFailed` pointing at the micro-batch and the section to reread. The release
+in exercises/ is what nbgrader makes of the solution notebook today.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder import save_model
+from autograder.feedback import CheckFailed
+from autograder.state_store_save import (
+    check_predicted_metrics, check_predicted_output, check_smallest_delay, check_update_step,
+    random_case,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENT = "03_state_store_save"
+SEED = 11
+
+
+def _solution_namespace():
+    """The functions of the solution notebook, as a learner's kernel defines them."""
+    notebook = nbformat.read(ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    namespace = {}
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            exec(cell.source, namespace)  # noqa: S102 - the instructor's own solution
+    return namespace
+
+
+ANSWERS = _solution_namespace()
+
+
+# -- misconceptions ------------------------------------------------------------------------------
+def append_emits_every_updated_window(batches, mode, delay):
+    """Believes Append emits a window whenever it changes (that is Update)."""
+    if mode == "append":
+        mode = "update"
+    return ANSWERS["predict_output"](batches, mode, delay)
+
+
+def complete_evicts_old_windows(batches, mode, delay):
+    """Believes Complete evicts windows behind the watermark like Update does."""
+    if mode != "complete":
+        return ANSWERS["predict_output"](batches, mode, delay)
+    return [sorted([start, count] for start, count in b.state.items())
+            for b in save_model.run(batches, "update", delay) if not b.no_data]
+
+
+def forgets_the_no_data_batch(batches, mode, delay):
+    """Counts only the micro-batches that received events."""
+    ran = save_model.run(batches, mode, delay)
+    return [b.metrics for b in ran if not b.no_data]
+
+
+def counts_events_not_groups(batches, mode, delay):
+    """Believes numRowsUpdated counts events rather than windows."""
+    metrics = ANSWERS["predict_metrics"](batches, mode, delay)
+    for m, b in zip(metrics, save_model.run(batches, mode, delay)):
+        if b.input_rows and mode == "complete":
+            m["numRowsUpdated"] = b.input_rows
+    return metrics
+
+
+def update_step_that_never_evicts(state, events, watermark, size):
+    """Drops late groups and emits like Update, but keeps expired windows forever."""
+    groups = {}
+    for event in events:
+        groups[event - event % size] = groups.get(event - event % size, 0) + 1
+    new_state, output, dropped = dict(state), [], 0
+    for start, n in sorted(groups.items()):
+        if watermark is not None and start + size <= watermark:
+            dropped += 1
+            continue
+        new_state[start] = new_state.get(start, 0) + n
+        output.append([start, new_state[start]])
+    return output, new_state, {"numRowsTotal": len(new_state), "numRowsUpdated": len(output),
+                               "numRowsRemoved": 0, "numRowsDroppedByWatermark": dropped}
+
+
+# -- the reference answers pass --------------------------------------------------------------------
+@pytest.mark.parametrize("example", [True, False], ids=["example", "fresh stream"])
+def test_the_solution_passes_every_check(spark, example):
+    seed = None if example else SEED
+    check_predicted_output(ANSWERS["predict_output"], seed=seed, example=example)
+    check_predicted_metrics(ANSWERS["predict_metrics"], seed=seed, example=example)
+    check_update_step(ANSWERS["update_step"], seed=seed, example=example)
+    check_smallest_delay(ANSWERS["smallest_delay"], seed=seed, example=example)
+
+
+# -- each misconception is caught, with a lesson -------------------------------------------------------
+def test_append_that_emits_every_updated_window_fails(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_predicted_output(append_emits_every_updated_window, example=True)
+    assert "Append: a window is emitted once" in str(failure.value)
+    assert "micro-batch 0" in str(failure.value)
+
+
+def test_complete_that_evicts_old_windows_fails(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_predicted_output(complete_evicts_old_windows, example=True)
+    assert "Complete: the whole state" in str(failure.value)
+
+
+def test_forgetting_the_no_data_batch_fails(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_predicted_metrics(forgets_the_no_data_batch, example=True)
+    assert "No-data micro-batches" in str(failure.value)
+
+
+def test_counting_events_instead_of_groups_fails(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_predicted_metrics(counts_events_not_groups, example=True)
+    assert "numRowsUpdated" in str(failure.value)
+
+
+def test_an_update_step_that_never_evicts_fails(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_update_step(update_step_that_never_evicts, example=True)
+    assert "numRowsRemoved" in str(failure.value) or "numRowsTotal" in str(failure.value)
+
+
+def test_a_delay_that_is_not_the_smallest_fails(spark):
+    with pytest.raises(CheckFailed, match="not the smallest"):
+        check_smallest_delay(lambda batches: ANSWERS["smallest_delay"](batches) + 1,
+                             example=True)
+
+
+def test_a_delay_that_drops_rows_fails(spark):
+    batches, _ = random_case(SEED)
+    if ANSWERS["smallest_delay"](batches) == 0:
+        pytest.skip("this stream needs no delay")
+    with pytest.raises(CheckFailed, match="dropped by the watermark"):
+        check_smallest_delay(lambda batches: 0, seed=SEED)
+
+
+def test_answers_must_be_plain_data(spark):
+    class Anything(list):
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(CheckFailed, match="plain Python data"):
+        check_predicted_output(lambda *args: Anything(), example=True)
+
+
+# -- the release is up to date ---------------------------------------------------------------------------
+def test_the_release_is_generated_from_the_solution(tmp_path):
+    course = tmp_path / "course"
+    (course / "solutions").mkdir(parents=True)
+    subprocess.run(["cp", "-r", str(ROOT / "solutions" / ASSIGNMENT), str(course / "solutions")],
+                   check=True)
+    (course / "nbgrader_config.py").write_text(
+        "c = get_config()\n"
+        f"c.CourseDirectory.root = {str(course)!r}\n"
+        'c.CourseDirectory.source_directory = "solutions"\n'
+        'c.CourseDirectory.release_directory = "exercises"\n'
+        f'c.CourseDirectory.db_url = "sqlite:///{course}/gradebook.db"\n')
+    bin_dir = str(Path(sys.executable).parent)
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT,
+                    "--force"], cwd=course, check=True, capture_output=True,
+                   env={"PATH": bin_dir + ":/usr/bin:/bin", "HOME": str(tmp_path)})
+    fresh = nbformat.read(course / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    committed = nbformat.read(ROOT / "exercises" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    assert [c.source for c in committed.cells] == [c.source for c in fresh.cells], \
+        "exercises/ is stale: run `make release`"
+    assert json.dumps([c.metadata for c in committed.cells], sort_keys=True) == \
+        json.dumps([c.metadata for c in fresh.cells], sort_keys=True)
