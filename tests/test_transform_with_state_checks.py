@@ -1,0 +1,132 @@
+"""Chapter 4's checks, run in-process against real Spark.
+
+The course's reference processors pass every check; each misconception below is a
+processor a learner could plausibly write, and the check must refuse it with a lesson.
+"""
+import pytest
+from pyspark.sql import Row
+from pyspark.sql.streaming import StatefulProcessor
+
+from autograder.feedback import CheckFailed
+from autograder.transform_with_state import (
+    CourseDedup,
+    CourseFirstN,
+    CourseSessionTracker,
+    CourseStartingCounts,
+    check_first_n,
+    check_session_tracker,
+    check_starting_counts,
+    check_ttl_dedup,
+)
+
+pytestmark = pytest.mark.slow
+SEED = 4242
+
+
+# -- the references pass --------------------------------------------------------------------
+def test_the_reference_session_tracker_passes_a_fresh_stream(spark):
+    check_session_tracker(CourseSessionTracker, seed=SEED)
+
+
+def test_the_reference_dedup_passes_with_a_1_ms_ttl(spark):
+    check_ttl_dedup(CourseDedup, seed=SEED)
+
+
+def test_the_reference_counter_passes_across_a_restart(spark):
+    check_starting_counts(CourseStartingCounts, seed=SEED)
+
+
+def test_the_reference_limit_passes_the_chapters_example(spark):
+    check_first_n(CourseFirstN, example=True)
+
+
+# -- misconceptions -------------------------------------------------------------------------
+class TimerClearsStateForMe(StatefulProcessor):
+    """Emits the summary and trusts Spark to drop the state with the timer."""
+
+    def __init__(self, gap_ms):
+        self.gap_ms = gap_ms
+
+    def init(self, handle):
+        self.handle = handle
+        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
+
+    def handleInputRows(self, key, rows, timerValues):
+        events, first, last = self.session.get() or (0, None, None)
+        for row in rows:
+            at = int(row.ts.timestamp() * 1000)
+            events, first, last = events + 1, min(first or at, at), max(last or at, at)
+        self.session.update((events, first, last))
+        for timer in self.handle.listTimers():
+            self.handle.deleteTimer(timer)
+        self.handle.registerTimer(last + self.gap_ms)
+        return iter([])
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        events, first, last = self.session.get()
+        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
+
+    def close(self):
+        pass
+
+
+def test_relying_on_the_timer_to_clear_state_leaves_state_behind(spark):
+    with pytest.raises(CheckFailed, match="still hold state"):
+        check_session_tracker(TimerClearsStateForMe, example=True)
+
+
+class TimerPerRow(TimerClearsStateForMe):
+    """Registers a timer for every row and never deletes the previous ones."""
+
+    def handleInputRows(self, key, rows, timerValues):
+        events, first, last = self.session.get() or (0, None, None)
+        for row in rows:
+            at = int(row.ts.timestamp() * 1000)
+            events, first, last = events + 1, min(first or at, at), max(last or at, at)
+            self.handle.registerTimer(at + self.gap_ms)
+        self.session.update((events, first, last))
+        return iter([])
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        if self.session.exists():
+            events, first, last = self.session.get()
+            self.session.clear()
+            yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
+
+
+def test_a_timer_per_row_is_not_one_timer_per_session(spark):
+    with pytest.raises(CheckFailed, match="micro-batch"):
+        check_session_tracker(TimerPerRow, example=True)
+
+
+class NoTtl(CourseDedup):
+    def init(self, handle):
+        self.seen = handle.getValueState("seen", "seen BOOLEAN")
+
+
+def test_a_dedup_without_ttl_never_forgets(spark):
+    with pytest.raises(CheckFailed, match="emitted"):
+        check_ttl_dedup(NoTtl, seed=SEED)
+
+
+class KeepsCountsInPython(StatefulProcessor):
+    """Counts in a Python dict: lost at the restart, and never in the state store."""
+
+    def init(self, handle):
+        self.totals = {}
+        self.total = handle.getValueState("total", "n INT")
+
+    def handleInitialState(self, key, initialState, timerValues):
+        self.totals[key[0]] = self.totals.get(key[0], 0) + initialState.n
+
+    def handleInputRows(self, key, rows, timerValues):
+        self.totals[key[0]] = self.totals.get(key[0], 0) + sum(1 for _ in rows)
+        yield Row(user=key[0], total=self.totals[key[0]])
+
+    def close(self):
+        pass
+
+
+def test_state_kept_in_python_objects_does_not_survive(spark):
+    with pytest.raises(CheckFailed, match="micro-batch"):
+        check_starting_counts(KeepsCountsInPython, example=True)
