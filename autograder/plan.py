@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 # "   +- *(2) HashAggregate(keys=[...])" -> indentation, codegen stage, operator text
-_LINE = re.compile(r"^(?P<indent>[ :|]*)(?P<branch>[+:]- )?(?:\*\((?P<stage>\d+)\) )?(?P<text>\S.*)$")
+_LINE = re.compile(r"^(?P<indent>(?:[ |]|:(?!- ))*)(?P<branch>[+:]- )?(?:\*\((?P<stage>\d+)\) )?(?P<text>\S.*)$")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*")
 _EXPR_ID = re.compile(r"#\d+L?")
 _OUTPUT_MODES = ("Append", "Complete", "Update")
