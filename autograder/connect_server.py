@@ -1,0 +1,261 @@
+"""A Spark that many notebooks share: a loopback Spark Connect server, and a small cluster.
+
+Starting Spark costs 5-9 s; grading a class with one Spark per notebook pays it for every
+learner. :class:`ConnectServer` starts **one** Spark Connect server for the whole run, on
+the loopback interface and a free port, with the course's configuration
+(:data:`autograder.session.COURSE_CONF`). Each grading kernel then gets its own Connect
+session from :func:`autograder.session.course_session` (through ``SPARK_REMOTE``), so
+learners share the JVM but not their sessions, temporary views or streaming queries.
+
+:class:`StandaloneCluster` starts a Spark standalone master and one worker on loopback,
+from the pip-installed PySpark, for grading "on a real cluster": the Connect server is then
+started with ``master=cluster.url`` instead of ``local[2]``.
+
+Both are context managers and always stop what they started, even on Ctrl-C or an error::
+
+    with ConnectServer() as server:
+        os.environ["SPARK_REMOTE"] = server.url      # sc://127.0.0.1:PORT
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pyspark
+
+from .session import COURSE_CONF, LOCAL_MASTER
+
+#: The pip package of PySpark is a complete Spark distribution (bin/, sbin/, jars/).
+SPARK_HOME = Path(pyspark.__file__).resolve().parent
+CONNECT_SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (on 127.0.0.1)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def spark_env(**extra: str) -> dict[str, str]:
+    """The environment Spark's JVM processes start with.
+
+    Spark stays on loopback, uses the pip package as its home, and its Python workers (the
+    code of a transformWithState processor, a ``foreachBatch`` function) run *this*
+    interpreter, where ``autograder`` and ``protobuf`` are importable.
+    """
+    env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
+           "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "SPARK_CONNECT_MODE": "0", **extra}
+    env.pop("SPARK_REMOTE", None)
+    env.pop("SPARK_CONNECT_MODE_ENABLED", None)
+    return env
+
+
+class _Process:
+    """A JVM started by us, in its own process group, logging to a file."""
+
+    def __init__(self, name: str, command: list[str], log: Path, env: dict[str, str]):
+        self.name, self.log = name, log
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as out:
+            self.popen = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                          stdin=subprocess.DEVNULL, env=env,
+                                          start_new_session=True)
+
+    def wait_for_port(self, port: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.popen.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.popen.returncode}; "
+                                   f"see {self.log}:\n{_tail(self.log)}")
+            if _listening(port):
+                return
+            time.sleep(0.2)
+        self.stop()
+        raise TimeoutError(f"{self.name} did not open port {port} in {timeout:.0f} s; "
+                           f"see {self.log}:\n{_tail(self.log)}")
+
+    def stop(self, grace: float = 10.0) -> None:
+        """SIGTERM to the whole group, then SIGKILL if it does not go."""
+        if self.popen.poll() is not None:
+            return
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, sig)
+            try:
+                self.popen.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+class ConnectServer:
+    """A Spark Connect server on ``127.0.0.1:<free port>`` with the course configuration.
+
+    ``master`` is where it runs its tasks: ``local[2]`` (the default, like the course's
+    local session) or a standalone cluster's ``spark://`` URL. ``url`` is what to put in
+    ``SPARK_REMOTE``; :meth:`session_url` gives a URL with a fresh session id, so that a
+    grader can later find (and clean up) exactly the session one notebook used.
+    """
+
+    def __init__(self, master: str = LOCAL_MASTER, *, port: int | None = None,
+                 log_dir: Path | None = None, start_timeout: float = 120.0,
+                 extra_conf: dict[str, str] | None = None):
+        self.master = master
+        self.port = port or free_port()
+        self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="spark-connect-"))
+        self.start_timeout = start_timeout
+        self.extra_conf = extra_conf or {}
+        self._process: _Process | None = None
+
+    @property
+    def url(self) -> str:
+        return f"sc://127.0.0.1:{self.port}"
+
+    def session_url(self, session_id: str | None = None) -> str:
+        return f"{self.url}/;session_id={session_id or uuid.uuid4()}"
+
+    def command(self) -> list[str]:
+        conf = {
+            **COURSE_CONF,
+            "spark.connect.grpc.binding.address": "127.0.0.1",
+            "spark.connect.grpc.binding.port": str(self.port),
+            # Python code the server runs for a session (foreachBatch, processors).
+            "spark.pyspark.python": sys.executable,
+            **self.extra_conf,
+        }
+        command = [str(SPARK_HOME / "bin" / "spark-submit"), "--class", CONNECT_SERVER_CLASS,
+                   "--name", "inside-spark-state-store grading", "--master", self.master]
+        for key, value in conf.items():
+            command += ["--conf", f"{key}={value}"]
+        return command + ["spark-internal"]
+
+    def start(self) -> "ConnectServer":
+        self._process = _Process("Spark Connect server", self.command(),
+                                 self.log_dir / "connect-server.log", spark_env())
+        self._process.wait_for_port(self.port, self.start_timeout)
+        return self
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.popen.poll() is None
+
+    def __enter__(self) -> "ConnectServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class StandaloneCluster:
+    """A Spark standalone master and one worker on loopback (``spark://127.0.0.1:PORT``)."""
+
+    def __init__(self, *, cores: int = 2, memory: str = "2g", log_dir: Path | None = None,
+                 start_timeout: float = 60.0):
+        self.port, self.worker_port = free_port(), free_port()
+        self.cores, self.memory = cores, memory
+        self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="spark-standalone-"))
+        self.start_timeout = start_timeout
+        self._processes: list[_Process] = []
+
+    @property
+    def url(self) -> str:
+        return f"spark://127.0.0.1:{self.port}"
+
+    def start(self) -> "StandaloneCluster":
+        spark_class = str(SPARK_HOME / "bin" / "spark-class")
+        env = spark_env(SPARK_WORKER_DIR=str(self.log_dir / "work"))
+        try:
+            master = _Process("standalone master", [
+                spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                "--port", str(self.port), "--webui-port", str(free_port())],
+                self.log_dir / "master.log", env)
+            self._processes.append(master)
+            master.wait_for_port(self.port, self.start_timeout)
+            worker = _Process("standalone worker", [
+                spark_class, "org.apache.spark.deploy.worker.Worker", self.url,
+                "--host", "127.0.0.1", "--port", str(self.worker_port),
+                "--webui-port", str(free_port()), "--cores", str(self.cores),
+                "--memory", self.memory], self.log_dir / "worker.log", env)
+            self._processes.append(worker)
+            worker.wait_for_port(self.worker_port, self.start_timeout)
+            self._wait_for_registration()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_for_registration(self) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            if "Registered worker" in _tail(self._processes[0].log, 200):
+                return
+            time.sleep(0.3)
+        raise TimeoutError(f"no worker registered with {self.url}")
+
+    def stop(self) -> None:
+        for process in reversed(self._processes):
+            process.stop()
+        self._processes.clear()
+
+    def __enter__(self) -> "StandaloneCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def release_session(url: str, *, stop_queries: bool = True) -> list[str]:
+    """Stop every streaming query of the Connect session at ``url`` and release it.
+
+    ``url`` carries the session id a grading kernel used. Whatever the notebook left
+    behind (a query still running, a kernel that died without closing its session) is
+    cleaned up from outside, so nothing leaks into the next learner's grading. Returns the
+    ids of the queries it stopped.
+    """
+    from pyspark.sql import SparkSession
+
+    stopped = []
+    try:
+        spark = SparkSession.builder.remote(url).create()
+    except Exception:  # noqa: BLE001 - the session may be closed already
+        return stopped
+    try:
+        if stop_queries:
+            for query in spark.streams.active:
+                with contextlib.suppress(Exception):
+                    query.stop()
+                    stopped.append(query.id)
+    except Exception:  # noqa: BLE001 - a session the learner stopped is gone
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            spark.stop()
+    return stopped
