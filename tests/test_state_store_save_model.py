@@ -34,7 +34,7 @@ def test_the_model_reproduces_the_chapters_example(spark):
 
 
 @pytest.mark.slow
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
 @given(batches=streams, delay=delays)
 def test_the_model_agrees_with_spark_batch_by_batch(spark, batches, delay):
     for mode, facts in spark_runs(spark, batches, delay).items():
