@@ -15,7 +15,11 @@
   // The theme's Font Awesome replaces every <i class="fa ..."> with an <svg>, and the
   // play button then breaks when it swaps its own <i> icon (play/pause). "nest" puts
   // the <svg> inside the <i> instead. Font Awesome loads deferred, so it sees this.
+  // The widgets draw the icon with their own font too: hide the nested copy.
   window.FontAwesomeConfig = Object.assign(window.FontAwesomeConfig || {}, {
     autoReplaceSvg: "nest",
   });
+  var style = document.createElement("style");
+  style.textContent = ".jupyter-widgets i.fa > svg { display: none; }";
+  document.head.appendChild(style);
 })();
