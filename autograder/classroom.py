@@ -34,6 +34,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -351,7 +352,9 @@ class Grader:
             try:
                 submission = gradebook.find_submission(assignment, student)
             except MissingEntry:
-                submission = gradebook.add_submission(assignment, student)
+                with warnings.catch_warnings():  # SQLAlchemy's autoflush notes
+                    warnings.simplefilter("ignore")
+                    submission = gradebook.add_submission(assignment, student)
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
                     grade.auto_score, grade.manual_score = 0, None
@@ -517,7 +520,8 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
 def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: int = 600,
               env: dict[str, str] | None = None, workdir: Path | None = None,
               spark: str | None = None, jobs: int = 1,
-              submission_timeout: float = 1800.0) -> dict[str, NotebookGrade]:
+              submission_timeout: float = 1800.0,
+              disk_limit_mb: float = 512.0) -> dict[str, NotebookGrade]:
     """Grade each learner's notebook with nbgrader; return grades by learner.
 
     ``submissions`` maps a learner's name to the notebook they handed in. The nbgrader
@@ -528,7 +532,7 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
     each kernel. ``jobs`` notebooks are graded at once.
     """
     spark = spark or os.environ.get(SHARED_SERVER_VARIABLE) or "local"
-    limits = GradingLimits(cell_timeout=cell_timeout, submission_timeout=submission_timeout)
+    limits = GradingLimits(cell_timeout, submission_timeout, disk_limit_mb)
     with contextlib.ExitStack() as stack:
         root = Path(workdir or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))

@@ -1,0 +1,149 @@
+"""How fast a class of chapter 1 submissions is graded, three ways, on the same notebooks.
+
+1. **stock**: ``nbgrader autograde`` as an instructor runs it out of the box: one kernel
+   and one local Spark per notebook, one notebook after the other;
+2. **command**: ``python -m autograder.classroom grade`` (one shared Spark Connect server,
+   ``--jobs`` notebooks at once, guards on), server start-up included;
+3. **floor**: the Spark work alone: in one Python process with Spark already started, the
+   same learner code and the same grade cells, no kernels, no nbgrader.
+
+    python scripts/benchmark_grading.py --count 30 --jobs 2
+
+The submissions are generated: the solution, the untouched release and three plausible
+wrong answers, in turn. Numbers depend on the machine and on what else runs on it.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.classroom import COURSE_ROOT  # noqa: E402
+from tests.submissions import release_notebook, solution_notebook, write_submission  # noqa: E402
+from tests.test_global_limit_grading import LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD  # noqa: E402
+
+ASSIGNMENT = "01_global_limit"
+STOCK_CONFIG = """\
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+c.CourseDirectory.db_url = "sqlite:///{root}/gradebook.db"
+c.Execute.timeout = 600
+c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
+"""
+
+
+def make_class(folder: Path, count: int) -> dict[str, Path]:
+    kinds = [("solution", None), ("untouched", None), ("per_batch", PER_BATCH),
+             ("row_per_record", ROW_PER_RECORD), ("limit_then_filter", LIMIT_THEN_FILTER)]
+    class_ = {}
+    for i in range(count):
+        kind, answers = kinds[i % len(kinds)]
+        target = folder / f"learner{i:02d}_{kind}" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        target.parent.mkdir(parents=True)
+        if answers:
+            write_submission(ASSIGNMENT, answers, target)
+        else:
+            shutil.copy(solution_notebook(ASSIGNMENT) if kind == "solution"
+                        else release_notebook(ASSIGNMENT), target)
+        class_[target.parent.parent.name] = target
+    return class_
+
+
+def env() -> dict[str, str]:
+    run_env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    run_env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{run_env['PATH']}"
+    run_env.pop("SPARK_REMOTE", None)
+    run_env.pop("AUTOGRADER_SPARK_REMOTE", None)
+    return run_env
+
+
+def nbgrader(args, root):
+    subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=root, env=env(),
+                   check=True, capture_output=True)
+
+
+def stock(submissions: Path, work: Path) -> float:
+    root = work / "stock"
+    shutil.copytree(COURSE_ROOT / "solutions" / ASSIGNMENT, root / "source" / ASSIGNMENT)
+    (root / "nbgrader_config.py").write_text(STOCK_CONFIG.format(root=str(root)))
+    nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root)
+    shutil.copytree(submissions, root / "submitted")
+    start = time.monotonic()
+    nbgrader(["autograde", ASSIGNMENT], root)
+    return time.monotonic() - start
+
+
+def command(submissions: Path, work: Path, jobs: int) -> float:
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
+                    "--submissions", str(submissions), "--course-dir", str(work / f"command{jobs}"),
+                    "--jobs", str(jobs), "--force", "--no-feedback"],
+                   env=env(), check=True, capture_output=True, cwd=ROOT)
+    return time.monotonic() - start
+
+
+def floor(class_: dict[str, Path]) -> float:
+    """Run every submission's cells in this process, on a Spark started beforehand."""
+    from autograder import course_session
+    course_session()  # start-up is not part of the floor
+    graded = nbformat.read(solution_notebook(ASSIGNMENT), 4)
+    locked = {c.metadata["nbgrader"]["grade_id"]: c.source for c in graded.cells
+              if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
+    start = time.monotonic()
+    for notebook in class_.values():
+        namespace: dict = {}
+        for cell in nbformat.read(notebook, 4).cells:
+            if cell.cell_type != "code":
+                continue
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            source = locked.get(grade_id, cell.source)
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+                exec(compile(source, grade_id or "cell", "exec"), namespace)
+    return time.monotonic() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--skip-stock", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
+        work = Path(tmp)
+        class_ = make_class(work / "submitted", args.count)
+        print(f"{args.count} submissions of {ASSIGNMENT}; load average {os.getloadavg()[0]:.1f}",
+              flush=True)
+        results = {}
+        for jobs in args.jobs:
+            results[f"command --jobs {jobs}"] = command(work / "submitted", work, jobs)
+            print(f"command --jobs {jobs}: {results[f'command --jobs {jobs}']:.0f} s", flush=True)
+        results["floor"] = floor(class_)
+        print(f"floor: {results['floor']:.0f} s", flush=True)
+        if not args.skip_stock:
+            results["stock"] = stock(work / "submitted", work)
+            print(f"stock: {results['stock']:.0f} s", flush=True)
+        print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+        best = min(v for k, v in results.items() if k.startswith("command"))
+        for name, seconds in results.items():
+            print(f"{name:18} {seconds:7.0f} s  {seconds / args.count:6.1f} s/notebook")
+        if "stock" in results:
+            print(f"speed-up over stock: {results['stock'] / best:.1f}x")
+        print(f"command / floor: {best / results['floor']:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

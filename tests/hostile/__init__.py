@@ -1,0 +1,197 @@
+"""A corpus of hostile and broken submissions of chapter 1's exercises.
+
+Each entry writes one notebook a grader meets in a real class: broken files, notebooks
+whose grade cells were edited or deleted, code that never ends or kills its kernel, code
+that leaves Spark in a mess, and cheats. :data:`CASES` maps a learner's name to the
+builder of their notebook and to what the grading must record for it:
+
+* ``outcome``: how grading ended (:mod:`autograder.classroom`'s ``GRADED``, ``TIMED_OUT``...);
+* ``points``: the points per grade cell;
+* ``flagged``: whether the summary flags the submission as a cheat;
+* ``detail``: a piece of text the result's detail must contain (or None).
+
+Most hostile notebooks start from the untouched release, so that they cost little Spark
+time; the honest parts they keep come from the solution.
+"""
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import nbformat
+
+from autograder import classroom
+from tests.submissions import release_notebook, solution_notebook
+
+ASSIGNMENT = "01_global_limit"
+FULL = {"test_predict_emitted": 2, "test_predict_state": 3,
+        "test_emitted_so_far": 2, "test_first_clicks": 3}
+ZERO = dict.fromkeys(FULL, 0)
+#: The seconds a cell may run in the hostile class, and a whole notebook.
+CELL_TIMEOUT = 90
+SUBMISSION_TIMEOUT = 240
+DISK_LIMIT_MB = 64
+
+
+def _solution_cells() -> dict[str, str]:
+    nb = nbformat.read(solution_notebook(ASSIGNMENT), 4)
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+
+
+def notebook(answers: dict[str, str] | None = None, *, solved: tuple[str, ...] = (),
+             edit: Callable | None = None):
+    """The release, with ``solved`` cells taken from the solution, then ``answers``
+    (grade_id -> source) written in, then ``edit(cells)`` applied to the cell list."""
+    def build(target: Path) -> Path:
+        nb = copy.deepcopy(nbformat.read(release_notebook(ASSIGNMENT), 4))
+        solution = _solution_cells()
+        wanted = {**{g: solution[g] for g in solved}, **(answers or {})}
+        for cell in nb.cells:
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            if grade_id in wanted:
+                cell.source = wanted[grade_id]
+        if edit:
+            edit(nb.cells)
+        nbformat.write(nb, target)
+        return target
+    return build
+
+
+def raw(text: str):
+    def build(target: Path) -> Path:
+        target.write_text(text)
+        return target
+    return build
+
+
+def _index(cells, grade_id):
+    return next(i for i, c in enumerate(cells)
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _delete(grade_id):
+    def edit(cells):
+        del cells[_index(cells, grade_id)]
+    return edit
+
+
+def _split(grade_id):
+    def edit(cells):
+        i = _index(cells, grade_id)
+        first, *rest = cells[i].source.splitlines()
+        second = copy.deepcopy(cells[i])
+        second.id = f"{cells[i].get('id', 'cell')}-split"[:60]
+        cells[i].source, second.source = first, "\n".join(rest)
+        cells.insert(i + 1, second)
+    return edit
+
+
+def _swap(a, b):
+    def edit(cells):
+        i, j = _index(cells, a), _index(cells, b)
+        cells[i], cells[j] = cells[j], cells[i]
+    return edit
+
+
+def _rewrite(grade_id, source):
+    def edit(cells):
+        cells[_index(cells, grade_id)].source = source
+    return edit
+
+
+STATE_ONLY = {**ZERO, "test_predict_state": 3}
+EMITTED_ONLY = {**ZERO, "test_predict_emitted": 2}
+
+WRONG_EMITTED = "def predict_emitted(sizes, limit):\n    return [min(s, limit) for s in sizes]\n"
+
+
+@dataclass
+class Case:
+    build: Callable[[Path], Path]
+    points: dict[str, float]
+    outcome: str = classroom.GRADED
+    flagged: bool = False
+    detail: str | None = None
+
+
+CASES: dict[str, Case] = {
+    # -- broken files and edited structure ------------------------------------------------
+    "not_json": Case(raw('{"cells": [ this is not json'), ZERO, classroom.NOT_A_NOTEBOOK),
+    "empty_file": Case(raw(""), ZERO, classroom.NOT_A_NOTEBOOK),
+    "edited_grade_cell": Case(notebook(solved=("predict_emitted",), edit=_rewrite(
+        "test_predict_emitted", "print('all good')")), EMITTED_ONLY),
+    "deleted_grade_cell": Case(notebook(solved=("predict_emitted",),
+                                        edit=_delete("test_predict_emitted")), EMITTED_ONLY),
+    "split_grade_cell": Case(notebook(solved=("predict_emitted",),
+                                      edit=_split("test_predict_emitted")), EMITTED_ONLY),
+    "reordered_cells": Case(notebook(solved=("predict_emitted",),
+                                     edit=_swap("predict_emitted", "test_predict_emitted")), ZERO),
+    # -- code that never ends, kills its kernel, or leaves Spark in a mess -----------------
+    "endless_loop": Case(notebook({"predict_emitted": "while True:\n    pass\n"},
+                                  solved=("predict_state",)), STATE_ONLY),
+    "sleeper": Case(notebook({"predict_emitted": "import time\ntime.sleep(85)\n",
+                              "predict_state": "import time\ntime.sleep(85)\n",
+                              "emitted_so_far": "import time\ntime.sleep(85)\n"}),
+                    ZERO, classroom.TIMED_OUT),
+    "kernel_exit": Case(notebook({"predict_state": "import os\nos._exit(3)\n"},
+                                 solved=("predict_emitted",)), ZERO, classroom.KERNEL_DIED),
+    "stops_spark": Case(notebook({"emitted_so_far": "spark.stop()\n"},
+                                 solved=("predict_emitted", "first_clicks")), EMITTED_ONLY),
+    "leaves_query": Case(notebook({"emitted_so_far": (
+        "query = (spark.readStream.format('rate').load()\n"
+        "         .writeStream.format('noop').start())\n")}, solved=("predict_emitted",)),
+        EMITTED_ONLY, detail="left 1 streaming query"),
+    "fills_disk": Case(notebook({"predict_state": (
+        "import os, tempfile\n"
+        "folder = tempfile.mkdtemp(prefix='checkpoint-')\n"
+        "for i in range(600):\n"
+        "    with open(os.path.join(folder, f'{i}.delta'), 'wb') as f:\n"
+        "        f.write(os.urandom(2**20))\n")}, solved=("predict_emitted",)),
+        ZERO, classroom.DISK_FULL),
+    # -- cheats ---------------------------------------------------------------------------
+    "patches_check": Case(notebook({"predict_emitted": (
+        "import autograder.global_limit as g\n"
+        "g.check_predicted_output = lambda *a, **k: None\n" + WRONG_EMITTED)}), ZERO,
+        flagged=True),
+    "redefines_check": Case(notebook({"predict_emitted": (
+        "def check_predicted_output(*args, **kwargs):\n    print('passed')\n" + WRONG_EMITTED)}),
+        ZERO, flagged=True),
+    "patches_during_check": Case(notebook({"predict_emitted": (
+        "def predict_emitted(sizes, limit):\n"
+        "    m = __import__('autograder.glob' + 'al_limit', fromlist=['x'])\n"
+        "    setattr(m, 'check_' + 'equal', lambda *a, **k: None)\n"
+        "    return [0] * len(sizes)\n")}), ZERO, flagged=True),
+    "always_equal": Case(notebook({"predict_emitted": (
+        "class Anything(list):\n"
+        "    def __eq__(self, other):\n        return True\n"
+        "def predict_emitted(sizes, limit):\n    return Anything()\n")}), ZERO),
+    "hides_tracebacks": Case(notebook({"predict_emitted": (
+        "get_ipython().showtraceback = lambda *a, **k: None\n" + WRONG_EMITTED)}), ZERO,
+        flagged=True),
+    "reads_solutions": Case(notebook({"predict_emitted": (
+        "import os, autograder\n"
+        "here = os.path.dirname(os.path.dirname(autograder.__file__))\n"
+        "path = os.path.join(here, 'sol' + 'utions', '01_global_limit', '01_global_limit.ipynb')\n"
+        "answer = open(path).read()\n")}, solved=("predict_state",)), ZERO, flagged=True),
+    "writes_gradebook": Case(notebook({"predict_emitted": (
+        "import glob, importlib\n"
+        "db = importlib.import_module('sql' + 'ite3')\n"
+        "for path in glob.glob('../../../*.db'):\n"
+        "    db.connect(path).execute('update grade set auto_score = 99')\n")},
+        solved=("predict_state",)), ZERO, flagged=True),
+    # -- honest learners graded beside them -----------------------------------------------
+    "honest": Case(lambda target: Path(target).write_bytes(
+        solution_notebook(ASSIGNMENT).read_bytes()) and target, FULL),
+    "honest_partial": Case(notebook(solved=("predict_emitted", "predict_state")),
+                           {**ZERO, "test_predict_emitted": 2, "test_predict_state": 3}),
+}
+
+
+def write_corpus(folder: Path, names=None) -> dict[str, Path]:
+    """Write the corpus (or the named cases) into ``folder``; learner -> notebook."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return {name: CASES[name].build(folder / f"{name}.ipynb") for name in (names or CASES)}

@@ -1,0 +1,88 @@
+"""The guards' static half, without Spark: what the scan of a submission flags.
+
+The scan reads only the cells a learner writes (solution cells and cells they add); the
+locked cells are put back by nbgrader anyway. It must flag every cheat of the hostile
+corpus that is visible in the source, and never an honest notebook.
+"""
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.classroom import _grade_cells_after, _runtime_cheats, find_submissions, summary_table
+from autograder.classroom import CellScore, NotebookGrade
+from autograder.grading_guards import checked_modules, scan_notebook
+from tests.hostile import ASSIGNMENT, CASES, FULL, write_corpus
+from tests.submissions import release_notebook, solution_notebook
+
+GRADE_IDS = list(FULL)
+
+
+def flags_of(name, tmp_path):
+    (path,) = write_corpus(tmp_path, [name]).values()
+    return scan_notebook(nbformat.read(path, 4))
+
+
+def test_the_solution_and_the_release_are_not_flagged():
+    for notebook in (solution_notebook(ASSIGNMENT), release_notebook(ASSIGNMENT)):
+        assert scan_notebook(nbformat.read(notebook, 4)) == []
+
+
+@pytest.mark.parametrize("name", ["patches_check", "redefines_check", "hides_tracebacks"])
+def test_a_visible_cheat_is_flagged_in_the_cell_that_holds_it(name, tmp_path):
+    flags = flags_of(name, tmp_path)
+    assert flags, name
+    nb = nbformat.read(tmp_path / f"{name}.ipynb", 4)
+    (cell,) = {flag.cell for flag in flags}
+    assert nb.cells[cell].metadata["nbgrader"]["grade_id"] == "predict_emitted"
+
+
+def test_honest_hostile_code_is_not_called_a_cheat(tmp_path):
+    """Broken or endless code is a failure, not a cheat: the scan leaves it alone."""
+    for name in ("endless_loop", "kernel_exit", "stops_spark", "leaves_query", "always_equal",
+                 "honest", "honest_partial", "reordered_cells", "split_grade_cell"):
+        assert flags_of(name, tmp_path) == [], name
+
+
+def test_a_cheat_costs_the_grade_cells_that_run_after_it():
+    nb = nbformat.read(solution_notebook(ASSIGNMENT), 4)
+    first_solution = next(i for i, c in enumerate(nb.cells)
+                          if c.metadata.get("nbgrader", {}).get("grade_id") == "emitted_so_far")
+    assert _grade_cells_after(nb, first_solution, GRADE_IDS) == {"test_emitted_so_far",
+                                                                 "test_first_clicks"}
+
+
+def test_what_the_kernel_guard_logs_decides_the_tasks_that_score_zero():
+    events = [{"event": "start", "cell": "test_predict_emitted"},
+              {"event": "end", "cell": "test_predict_emitted"},
+              {"event": "denied", "cell": None, "what": "sqlite3.connect"},
+              {"event": "start", "cell": "test_predict_state"}]
+    flags, affected = _runtime_cheats(events, GRADE_IDS)
+    assert affected == set(GRADE_IDS[1:])
+    assert flags == ["after test_predict_emitted: denied sqlite3.connect"]
+    during = [{"event": "start", "cell": "test_emitted_so_far"},
+              {"event": "tamper", "cell": "test_emitted_so_far", "what": "x.check_equal"}]
+    assert _runtime_cheats(during, GRADE_IDS)[1] == {"test_emitted_so_far", "test_first_clicks"}
+
+
+def test_the_guard_protects_the_modules_the_grade_cells_import():
+    nb = nbformat.read(solution_notebook(ASSIGNMENT), 4)
+    assert checked_modules(nb) == ["autograder", "autograder.global_limit"]
+
+
+def test_submissions_are_found_in_nbgrader_layout_or_as_one_file_per_learner(tmp_path):
+    (tmp_path / "ann" / ASSIGNMENT).mkdir(parents=True)
+    (tmp_path / "ann" / ASSIGNMENT / "x.ipynb").write_text("{}")
+    (tmp_path / "bob.ipynb").write_text("{}")
+    found = find_submissions(tmp_path, [ASSIGNMENT])
+    assert sorted(found[ASSIGNMENT]) == ["ann", "bob"]
+
+
+def test_the_summary_names_the_flagged_and_the_failed():
+    grades = {"ann": NotebookGrade("ann", {"test_a": CellScore(2, 2)}),
+              "bob": NotebookGrade("bob", {"test_a": CellScore(0, 2)}, flags=["cell 3: uses sqlite3"]),
+              "cid": NotebookGrade("cid", {"test_a": CellScore(0, 2)}, outcome="kernel died")}
+    table = summary_table({ASSIGNMENT: grades})
+    assert "1 flagged for cheating (bob)" in table
+    assert "1 not run to the end (cid)" in table
+    assert all(name in CASES for name in ("honest", "not_json"))
