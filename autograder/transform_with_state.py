@@ -444,6 +444,7 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
         initial += [(twice, rng.randint(1, 20)), (twice, rng.randint(1, 20))]
         batches = [[rng.choice(("ann", "bob", "cid", "dan")) for _ in range(rng.randint(1, 4))]
                    for _ in range(3)]
+        batches[0].append(twice)      # so that the two starting rows show in the output
     context = _context(f"initial state {initial}, users", seed, batches) + ", restarted after batch 0"
     quick_try(counter(), {"ann": [Row(user="ann")]}, context=context,
               initialStateRow=[("ann", Row(user="ann", n=1))])
