@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test env bench clean release widgets chromium bench-book
+.PHONY: book test env bench clean release widgets chromium bench-book grade bench-grading
 
 env: $(STAMP)
 
@@ -34,6 +34,17 @@ release: env
 
 bench: env
 	$(BIN)/python scripts/benchmark.py
+
+# Grade a class: make grade ASSIGNMENT=01_global_limit SUBMISSIONS=path/to/submitted
+# (ASSIGNMENT=--all for every assignment; see docs/instructor.md).
+ASSIGNMENT ?= --all
+SUBMISSIONS ?= submitted
+grade: env
+	$(BIN)/python -m autograder.classroom grade $(ASSIGNMENT) --submissions $(SUBMISSIONS) $(GRADE_OPTIONS)
+
+# Stock nbgrader vs the grading command vs the Spark work alone (docs/instructor.md).
+bench-grading: env
+	$(BIN)/python scripts/benchmark_grading.py $(BENCH_OPTIONS)
 
 # The scripts that draw widgets on the book's pages, fetched from the npm registry (not
 # committed): the pages load them from the site itself, never from a CDN.

@@ -64,6 +64,8 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplemente
 # Per cell: a cell still running after this many seconds is interrupted (and scores zero).
 c.Execute.timeout = {cell_timeout}
 c.Execute.interrupt_on_timeout = True
+# A grade cell the learner deleted is put back (nbgrader finds it in the gradebook).
+c.OverwriteCells.add_missing_cells = True
 c.Autograde.autograde_preprocessors = [
     GuardedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
     AssignLatePenalties, CheckCellMetadata]
@@ -256,7 +258,7 @@ class Grader:
         submitted = self.course.root / "submitted" / student / assignment
         shutil.rmtree(submitted, ignore_errors=True)
         submitted.mkdir(parents=True)
-        shutil.copy(notebook, submitted / name)
+        nbformat.write(_without_duplicate_ids(nb), submitted / name)
         autograded = self.course.root / "autograded" / student / assignment
         workdir = Path(tempfile.mkdtemp(prefix=f"grading-{student}-"))
         guard_log = self.course.ledger(assignment, student).with_suffix(".guard.jsonl")
@@ -417,9 +419,26 @@ def _runtime_cheats(events: list[dict], grade_ids: list[str]) -> tuple[list[str]
     return flags, affected
 
 
+def _without_duplicate_ids(nb):
+    """A learner who copies or splits a cell gives two cells the same ``grade_id``; nbgrader
+    then refuses the whole notebook. The first keeps its identity, the copies become plain
+    cells (nbgrader puts the locked cell's source back into the first)."""
+    seen = set()
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in seen:
+            del cell.metadata["nbgrader"]
+        elif grade_id:
+            seen.add(grade_id)
+    return nb
+
+
 def _last_error(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if "Error" in line or "error" in line]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [i for i, line in enumerate(lines) if "| ERROR]" in line]
+    if errors:
+        return " ".join(lines[errors[0]: errors[0] + 2])[:300]
+    errors = [line for line in lines if "Error" in line]
     return (errors or lines or ["no output"])[-1][:300]
 
 

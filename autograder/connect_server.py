@@ -60,7 +60,10 @@ def spark_env(**extra: str) -> dict[str, str]:
     """
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
            "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
-           "SPARK_CONNECT_MODE": "0", **extra}
+           "SPARK_CONNECT_MODE": "0",
+           # A Python worker (foreachBatch under Connect) connecting back to the JVM gives up
+           # after 15 s by default; a machine busy grading a class needs longer.
+           "SPARK_AUTH_SOCKET_TIMEOUT": "120", **extra}
     env.pop("SPARK_REMOTE", None)
     env.pop("SPARK_CONNECT_MODE_ENABLED", None)
     return env

@@ -1,0 +1,78 @@
+"""The instructor's command, on a real cluster: grade, be interrupted, resume, give feedback.
+
+``python -m autograder.classroom grade 01_global_limit --spark standalone`` starts a Spark
+standalone master and one worker on loopback, a Spark Connect server on them, and grades
+the class. The test interrupts it (Ctrl-C) as soon as one learner's grade is saved: the
+command must stop everything it started and keep that grade. Run again, it grades only
+the others, and writes feedback that shows no hidden test code, and the CSV export.
+"""
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from autograder.classroom import COURSE_ROOT
+from tests.submissions import release_notebook, solution_notebook, write_submission
+from tests.test_global_limit_grading import FULL, PER_BATCH
+
+ASSIGNMENT = "01_global_limit"
+
+
+def grade_command(submissions, course, *extra):
+    return [sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
+            "--submissions", str(submissions), "--course-dir", str(course), "--jobs", "1",
+            "--cell-timeout", "240", *extra]
+
+
+@pytest.mark.slow
+def test_a_class_graded_on_a_standalone_cluster_survives_ctrl_c_and_resumes(tmp_path):
+    submissions, course = tmp_path / "submitted", tmp_path / "course"
+    for name, source in [("ann", solution_notebook(ASSIGNMENT)),
+                         ("bob", release_notebook(ASSIGNMENT))]:
+        (submissions / name / ASSIGNMENT).mkdir(parents=True)
+        (submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_bytes(source.read_bytes())
+    write_submission(ASSIGNMENT, PER_BATCH,
+                     submissions / "cid" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    ledgers = course / "grading" / ASSIGNMENT
+
+    first = subprocess.Popen(grade_command(submissions, course, "--spark", "standalone"),
+                             cwd=COURSE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    deadline = time.monotonic() + 600
+    while not list(ledgers.glob("*.json")) and time.monotonic() < deadline:
+        assert first.poll() is None, first.communicate()
+        time.sleep(1)
+    started = psutil.Process(first.pid).children(recursive=True)
+    assert any("deploy.master.Master" in " ".join(p.cmdline()) for p in started)
+    assert any("deploy.worker.Worker" in " ".join(p.cmdline()) for p in started)
+    first.send_signal(signal.SIGINT)
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 130, err
+    assert "run the same command to resume" in err
+    gone, alive = psutil.wait_procs(started, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]
+    (kept,) = list(ledgers.glob("*.json"))
+    kept_record = kept.read_text()
+
+    second = subprocess.run(grade_command(submissions, course, "--spark", "server"),
+                            cwd=COURSE_ROOT, capture_output=True, text=True, timeout=1200)
+    assert second.returncode == 0, second.stderr
+    assert "1 submission(s) already graded: kept" in second.stderr
+    assert kept.read_text() == kept_record  # not graded again
+
+    points = {p.stem: json.loads(p.read_text())["cells"] for p in ledgers.glob("*.json")}
+    scores = {name: {g: c["score"] for g, c in cells.items()} for name, cells in points.items()}
+    assert scores["ann"] == FULL
+    assert scores["bob"] == dict.fromkeys(FULL, 0)
+    assert scores["cid"] == {**FULL, "test_predict_emitted": 0, "test_predict_state": 0}
+    assert "3 graded, 0 flagged for cheating" in second.stdout
+
+    assert (course / "grades.csv").read_text().count(ASSIGNMENT) == 3
+    for feedback in (course / "feedback").glob(f"*/{ASSIGNMENT}/*.html"):
+        html = feedback.read_text()
+        assert "BEGIN HIDDEN TESTS" not in html and "_check(" not in html, feedback
+    assert len(list((course / "feedback").glob(f"*/{ASSIGNMENT}/*.html"))) == 3

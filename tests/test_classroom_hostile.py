@@ -1,0 +1,40 @@
+"""A class with hostile and broken submissions is graded to the end, and each one is recorded.
+
+The corpus (:mod:`tests.hostile`) holds broken files, edited or deleted grade cells,
+endless loops, a kernel that dies, code that stops Spark or leaves a query running, a
+notebook that fills the disk, and cheats. All of them are graded in one call, next to
+honest learners, against one shared Spark Connect server: each must end with the outcome
+and points the corpus expects, cheats must be flagged, and the honest learners graded
+beside them must get exactly their points.
+"""
+import pytest
+
+from autograder.classroom import autograde
+from tests.classroom_fixtures import grading_server  # noqa: F401 - the shared server
+from tests.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB, SUBMISSION_TIMEOUT,
+                           write_corpus)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, grading_server):
+    submissions = write_corpus(tmp_path_factory.mktemp("hostile"))
+    return autograde(ASSIGNMENT, submissions, jobs=2, cell_timeout=CELL_TIMEOUT,
+                     submission_timeout=SUBMISSION_TIMEOUT, disk_limit_mb=DISK_LIMIT_MB,
+                     workdir=tmp_path_factory.mktemp("course"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_submission_ends_as_a_clear_recorded_result(graded, name):
+    case, grade = CASES[name], graded[name]
+    assert grade.outcome == case.outcome, grade
+    assert grade.points() == case.points, grade
+    assert bool(grade.flags) == case.flagged, grade.flags
+    if case.detail:
+        assert case.detail in grade.detail, grade.detail
+
+
+@pytest.mark.slow
+def test_honest_learners_beside_them_get_full_marks(graded):
+    assert graded["honest"].points() == CASES["honest"].points
+    assert graded["honest"].flags == [] and graded["honest"].detail == ""
