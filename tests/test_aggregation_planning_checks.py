@@ -162,6 +162,15 @@ def test_the_example_answer_hard_coded_fails_on_a_fresh_stream(spark):
 
 
 @pytest.mark.slow
+def test_the_example_modes_hard_coded_fail_on_fresh_queries(spark):
+    # Fresh queries always include a session-window aggregation: two hash aggregates.
+    with pytest.raises(CheckFailed) as failure:
+        check_aggregate_modes(lambda plan: ["Partial", "PartialMerge", "PartialMerge", "Final"],
+                              seed=SEED)
+    assert failure.value.expected == ["Partial", "Final"]
+
+
+@pytest.mark.slow
 def test_fixed_windows_are_not_sessions(spark):
     with pytest.raises(CheckFailed) as failure:
         check_sessions(fixed_windows, example=True)
