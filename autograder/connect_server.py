@@ -147,6 +147,9 @@ class ConnectServer:
             "spark.connect.grpc.binding.port": str(self.port),
             # Python code the server runs for a session (foreachBatch, processors).
             "spark.pyspark.python": sys.executable,
+            # How long the JVM waits for a Python worker (foreachBatch) to connect back:
+            # 15 s by default, too short while a busy machine grades a class.
+            "spark.python.authenticate.socketTimeout": "120s",
             **self.extra_conf,
         }
         command = [str(SPARK_HOME / "bin" / "spark-submit"), "--class", CONNECT_SERVER_CLASS,
@@ -218,7 +221,7 @@ class StandaloneCluster:
     def _wait_for_registration(self) -> None:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
-            if "Registered worker" in _tail(self._processes[0].log, 200):
+            if "Successfully registered with master" in _tail(self._processes[1].log, 200):
                 return
             time.sleep(0.3)
         raise TimeoutError(f"no worker registered with {self.url}")
