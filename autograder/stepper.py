@@ -131,14 +131,14 @@ def as_recording(recorded: Recording | StreamRun | Sequence[BatchRecord] | Seque
             Step(step.batch, step.input, snapshot)
             for step, snapshot in zip(recording.steps, states)
         ])
-    if title:
-        recording.title = title
+    if title and title != recording.title:
+        recording = Recording(title, recording.steps)  # the caller's recording is kept
     return recording
 
 
 # -- the widget ---------------------------------------------------------------------------
 def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
-            title: str | None = None, interval_ms: int = 1500) -> "Stepper | widgets.VBox":
+            title: str | None = None, interval_ms: int = 1500) -> widgets.VBox:
     """A widget that shows one micro-batch at a time, with a slider and a play button.
 
     ``recorded`` is a :class:`Recording` (from :func:`record_steps`), a finished

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("_config.yml", "_toc.yml", "book", "exercises")
 #: Lines myst-nb writes for each notebook it runs, and for each it takes from the cache.
-EXECUTED = re.compile(r"Executed notebook in ([\d.]+) seconds")
+EXECUTED = re.compile(r"([^/\s]+)\.\w+: Executed notebook in ([\d.]+) seconds")
 FROM_CACHE = re.compile(r"Using cached notebook")
 
 
@@ -43,9 +43,10 @@ def build(book: Path) -> dict:
     log = done.stdout + done.stderr
     if done.returncode != 0:
         sys.exit(f"the build failed:\n{log[-3000:]}")
-    executed = [float(s) for s in EXECUTED.findall(log)]
-    return {"seconds": seconds, "executed": len(executed),
-            "executing_seconds": sum(executed), "from_cache": len(FROM_CACHE.findall(log))}
+    executed = {name: float(s) for name, s in EXECUTED.findall(log)}
+    return {"seconds": seconds, "executed": len(executed), "per_notebook": executed,
+            "executing_seconds": sum(executed.values()),
+            "from_cache": len(FROM_CACHE.findall(log))}
 
 
 def copy_book(into: Path) -> None:
@@ -79,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{result['executed']} notebooks executed "
               f"({result['executing_seconds']:.1f} s running cells), "
               f"{result['from_cache']} from the cache")
+        for notebook, spent in result["per_notebook"].items():
+            print(f"    {notebook:32} {spent:6.1f} s")
     if warm["executed"]:
         print("the warm build executed notebooks: the execution cache did not serve them")
         return 1
