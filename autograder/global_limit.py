@@ -88,19 +88,37 @@ def _describe(seed, sizes, limit) -> str:
     return f"batch sizes {sizes}, limit({limit}) (seed {seed})"
 
 
+def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, list[int], int]]:
+    """The streams a check runs: the chapter's example, or fresh ones from a seed."""
+    if example:
+        return [(f"batch sizes {EXAMPLE_SIZES}, limit({EXAMPLE_LIMIT}) (the chapter's example)",
+                 EXAMPLE_SIZES, EXAMPLE_LIMIT)]
+    seed, drawn = _streams(seed, streams)
+    return [(_describe(seed, sizes, limit), sizes, limit) for sizes, limit in drawn]
+
+
+def _one_answer_per_batch(answer, batches: int, what: str, context: str) -> list:
+    """The learner's answer as a plain list with one entry per micro-batch."""
+    answer = plain(answer, what)
+    if type(answer) is not list:
+        raise CheckFailed(f"{what} must be a list, one entry per micro-batch",
+                          "a list", answer, context=context)
+    check_equal(len(answer), batches, "how many micro-batches your answer covers",
+                context=context)
+    return answer
+
+
 # -- task 1: what each micro-batch emits ------------------------------------------------------
 def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
                            seed: int | None = None, streams: int = 2,
                            example: bool = False) -> None:
     """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
     spark = course_session()
-    seed, cases = (0, [(EXAMPLE_SIZES, EXAMPLE_LIMIT)]) if example else _streams(seed, streams)
-    for sizes, limit in cases:
-        context = _describe(seed if not example else "the chapter's example", sizes, limit)
+    cases = _cases(example, seed, streams)
+    for context, sizes, limit in cases:
         truth = [batch["emitted"] for batch in limit_run(spark, sizes, limit)]
-        got = plain(predict(list(sizes), limit), "predict_emitted's answer")
-        check_equal(len(got) if isinstance(got, list) else got, len(truth),
-                    "how many micro-batches your answer covers", context=context)
+        got = _one_answer_per_batch(predict(list(sizes), limit), len(truth),
+                                    "predict_emitted's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             check_equal(mine, spark_did, "rows emitted by this micro-batch",
                         batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
@@ -116,21 +134,18 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
                           example: bool = False) -> None:
     """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
     spark = course_session()
-    seed, cases = (0, [(EXAMPLE_SIZES, EXAMPLE_LIMIT)]) if example else _streams(seed, streams)
-    for sizes, limit in cases:
-        context = _describe(seed if not example else "the chapter's example", sizes, limit)
+    cases = _cases(example, seed, streams)
+    for context, sizes, limit in cases:
         truth = limit_run(spark, sizes, limit)
-        got = plain(predict(list(sizes), limit), "predict_state's answer")
-        check_equal(len(got) if isinstance(got, list) else got, len(truth),
-                    "how many micro-batches your answer covers", context=context)
+        got = _one_answer_per_batch(predict(list(sizes), limit), len(truth),
+                                    "predict_state's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            if not isinstance(mine, dict):
+            if type(mine) is not dict:
                 raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
                                   batch=batch_id, context=context)
             for field in STATE_FIELDS:
-                revisit = REVISIT_STATE
                 check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
-                            batch=batch_id, revisit=revisit, context=context)
+                            batch=batch_id, revisit=REVISIT_STATE, context=context)
     passed(f"the state and its metrics match Spark on {len(cases)} stream(s)")
 
 

@@ -1,0 +1,78 @@
+"""Chapter 1's checks, in-process: right answers pass, misconceptions get a lesson.
+
+Each scenario runs real Spark on a fixed seed, so a failure here is reproducible.
+"""
+import pytest
+
+from autograder.feedback import CheckFailed
+from autograder.global_limit import (
+    check_counter_reader,
+    check_first_clicks,
+    check_predicted_output,
+    check_predicted_state,
+)
+from autograder.state import read_state
+from pyspark.sql import functions as F
+
+# seed 1 draws batch sizes [4, 0, 2, 0] and limit(4): the third batch must emit nothing
+SEED = 1
+
+
+def emitted_over_the_stream(sizes, limit):
+    emitted, so_far = [], 0
+    for size in sizes:
+        emitted.append(min(size, limit - so_far))
+        so_far += emitted[-1]
+    return emitted
+
+
+def limit_applied_per_batch(sizes, limit):
+    return [min(size, limit) for size in sizes]
+
+
+def test_a_limit_over_the_whole_stream_matches_spark(spark):
+    check_predicted_output(emitted_over_the_stream, seed=SEED, streams=1)
+
+
+def test_a_limit_per_micro_batch_is_caught_with_the_batch_it_breaks(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_predicted_output(limit_applied_per_batch, seed=SEED, streams=1)
+    assert failure.value.batch == 2
+    assert "A limit that spans micro-batches" in str(failure.value)
+
+
+def test_an_answer_of_the_wrong_length_is_refused(spark):
+    with pytest.raises(CheckFailed, match="how many micro-batches"):
+        check_predicted_output(lambda sizes, limit: [0], example=True)
+
+
+def test_counting_state_rows_instead_of_reading_the_counter_fails(spark):
+    def number_of_state_rows(spark, checkpoint):
+        return len(read_state(spark, checkpoint))
+
+    with pytest.raises(CheckFailed, match="rows emitted so far"):
+        check_counter_reader(number_of_state_rows, example=True)
+
+
+def test_one_state_row_per_emitted_row_is_a_misconception(spark):
+    def row_per_record(sizes, limit):
+        facts, so_far = [], 0
+        for now in emitted_over_the_stream(sizes, limit):
+            so_far += now
+            facts.append({"numRowsTotal": so_far, "numRowsUpdated": now, "count": so_far or None})
+        return facts
+
+    with pytest.raises(CheckFailed, match="numRowsTotal"):
+        check_predicted_state(row_per_record, example=True)
+
+
+def test_filtering_after_the_limit_is_caught(spark):
+    with pytest.raises(CheckFailed) as failure:
+        check_first_clicks(lambda events, n: events.limit(n).where(F.col("kind") == "click"),
+                           example=True)
+    assert "How Spark plans a limit" in str(failure.value)
+
+
+def test_filtering_before_the_limit_passes(spark):
+    check_first_clicks(lambda events, n: events.where(F.col("kind") == "click").limit(n),
+                       seed=SEED)
