@@ -85,7 +85,9 @@ def label_of(node: PlanNode, width: int = 34) -> str:
     if node.functions:
         lines.append(", ".join(node.functions))
     if is_stateful(node) and "numPartitions" in node.state_info:
-        lines.append(f"state stores: {node.state_info['numPartitions']}")
+        # The partitions the operator's state is laid out for. An aggregation uses a state
+        # store in each of them; a global limit reads all rows in one and uses only that.
+        lines.append(f"state partitions: {node.state_info['numPartitions']}")
     wrapped = []
     for line in lines:
         wrapped.extend(textwrap.wrap(line, width) or [""])

@@ -114,7 +114,7 @@ def test_the_picture_has_one_box_per_operator_and_marks_the_stateful_ones():
     assert len(axes.texts) == len(list(plan.walk())) == 8
     save = plan.find("StateStoreSave")
     assert colour_of(save) == STATEFUL_COLOUR
-    assert label_of(save).splitlines() == ["StateStoreSave [Update]", "keys: key", "state stores: 2"]
+    assert label_of(save).splitlines() == ["StateStoreSave [Update]", "keys: key", "state partitions: 2"]
     assert "hashpartitioning(key, 2)" in label_of(plan.find("Exchange"))
 
 
