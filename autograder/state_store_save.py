@@ -37,7 +37,7 @@ from pyspark.sql import functions as F
 from . import save_model
 from .driver import StreamRun
 from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
-from .session import course_session
+from .session import course_session, is_connect
 
 CHAPTER = "chapter 3, StateStoreSaveExec in Append, Complete and Update modes"
 REVISIT = {
@@ -129,7 +129,14 @@ def spark_run(spark: SparkSession, batches: list[list[int]], mode: str, delay: i
 
 def spark_runs(spark: SparkSession, batches: list[list[int]], delay: int,
                modes=save_model.MODES) -> dict[str, list[dict]]:
-    """:func:`spark_run` for several output modes at once (the queries run side by side)."""
+    """:func:`spark_run` for several output modes at once (the queries run side by side).
+
+    Under Spark Connect the modes run one after the other: each ``foreachBatch`` query
+    there needs its own Python worker on the server, and starting several at once can
+    time out on a busy machine.
+    """
+    if is_connect(spark):
+        return {mode: spark_run(spark, batches, mode, delay) for mode in modes}
     results: dict[str, list[dict]] = {}
     errors: list[BaseException] = []
 
@@ -302,6 +309,8 @@ def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int 
     threads = [threading.Thread(target=one, args=(d,)) for d in delays]
     for thread in threads:
         thread.start()
+        if is_connect(spark):
+            thread.join()               # one query at a time under Connect
     for thread in threads:
         thread.join()
     for d in delays:
