@@ -17,7 +17,13 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# The execution cache is keyed on each chapter's own text; when the course's toolkit
+# (autograder/) changed since the last build, the cached outputs may be stale: run them all.
 book: env widgets
+	@if [ -d _build/.jupyter_cache ] && [ -n "$$(find autograder -name '*.py' -newer _build/.jupyter_cache | head -1)" ]; then \
+	  echo "autograder/ changed since the last build: executing every chapter again"; \
+	  rm -rf _build/.jupyter_cache; \
+	fi
 	$(BIN)/jupyter-book build . --warningiserror --keep-going
 
 test: env widgets chromium
