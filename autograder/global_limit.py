@@ -28,7 +28,6 @@ from pyspark.sql import functions as F
 from .driver import StreamRun
 from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
 from .session import course_session
-from .state import read_state
 from .streams import batch_sizes, numbered_rows
 
 CHAPTER = "chapter 1, The global limit"
