@@ -150,6 +150,9 @@ class ConnectServer:
             # How long the JVM waits for a Python worker (foreachBatch) to connect back:
             # 15 s by default, too short while a busy machine grades a class.
             "spark.python.authenticate.socketTimeout": "120s",
+            # Many sessions share the server: one learner's never-ending query must not hold
+            # every task slot while the others wait (FIFO would let it).
+            "spark.scheduler.mode": "FAIR",
             **self.extra_conf,
         }
         command = [str(SPARK_HOME / "bin" / "spark-submit"), "--class", CONNECT_SERVER_CLASS,
