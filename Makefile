@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test env bench clean release widgets chromium bench-book grade bench-grading
+.PHONY: book test test-hostile env bench clean release widgets chromium bench-book grade bench-grading
 
 env: $(STAMP)
 
@@ -28,6 +28,11 @@ book: env widgets
 
 test: env widgets chromium
 	$(BIN)/python -m pytest
+
+# The hostile-submission corpus against a shared Connect server (not in `make test`: it is
+# known to fail on a loaded machine, see docs/instructor.md).
+test-hostile: env
+	$(BIN)/python -m pytest -n 0 -m hostile tests/test_classroom_hostile.py
 
 # Regenerate the learners' release (exercises/) from the instructor's source (solutions/).
 # nbgrader runs `alembic` from PATH, hence the venv's bin first.
