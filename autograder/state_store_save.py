@@ -177,18 +177,16 @@ def random_case(seed: int) -> tuple[list[list[int]], int]:
     return random_stream(rng), rng.choice([0, 5, 10])
 
 
-_grading_seed: int | None = None
+#: The seed of this process's grading run, drawn once when the module is imported, so that
+#: the checks of one notebook share their streams (and Spark runs each stream once). It is a
+#: constant of the module: the grading guard restores the module's names before every grade
+#: cell, so a value cached later would be undone (and reported as tampering).
+GRADING_SEED: int = fresh_seed()
 
 
 def _seed(seed: int | None) -> int:
-    """The seed of a grading run: given, or drawn once per process so that the checks of
-    one notebook share their streams (and Spark runs each stream once)."""
-    global _grading_seed
-    if seed is not None:
-        return seed
-    if _grading_seed is None:
-        _grading_seed = fresh_seed()
-    return _grading_seed
+    """The seed a check uses: the one given, else this process's grading seed."""
+    return GRADING_SEED if seed is None else seed
 
 
 def _case(seed: int | None, example: bool) -> tuple[list[list[int]], int, str]:

@@ -130,3 +130,17 @@ class KeepsCountsInPython(StatefulProcessor):
 def test_state_kept_in_python_objects_does_not_survive(spark):
     with pytest.raises(CheckFailed, match="micro-batch"):
         check_starting_counts(KeepsCountsInPython, example=True)
+
+
+class GuardsAgainstASecondInitialState(CourseStartingCounts):
+    """Expects Spark to hand the initial state over again after a restart, and guards
+    against counting it twice by keeping only the first starting row of a user."""
+
+    def handleInitialState(self, key, initialState, timerValues):
+        if not self.total.exists():
+            self.total.update((initialState.n,))
+
+
+def test_guarding_against_initial_state_after_a_restart_drops_a_starting_row(spark):
+    with pytest.raises(CheckFailed, match=r"(?s)micro-batch 0.*restarted after batch 0.*Initial state"):
+        check_starting_counts(GuardsAgainstASecondInitialState, example=True)
