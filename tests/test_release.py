@@ -61,3 +61,21 @@ def test_the_release_hides_solutions_and_hidden_tests(assignment):
         text = notebook.read_text()
         for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS"):
             assert marker not in text, f"{notebook} still contains {marker}"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_hidden_tests_call_the_course_s_checks_not_a_name_from_the_notebook(assignment):
+    """A learner's cell can rebind any name of the notebook (``check_x = lambda *a: None``),
+    so every hidden test imports its check afresh from the autograder and calls that."""
+    notebook = nbformat.read(ROOT / "solutions" / assignment / f"{assignment}.ipynb", as_version=4)
+    grade_cells = [cell for cell in notebook.cells
+                   if (cell.metadata.get("nbgrader") or {}).get("grade")]
+    assert grade_cells
+    for cell in grade_cells:
+        hidden = cell.source.split("### BEGIN HIDDEN TESTS", 1)[1].split("### END HIDDEN TESTS")[0]
+        lines = [line.strip() for line in hidden.strip().splitlines()]
+        grade_id = cell.metadata["nbgrader"]["grade_id"]
+        assert lines[0].startswith("from autograder.") and lines[0].endswith(" as _check"), (
+            f"{grade_id}: the hidden test must start with `from autograder.<chapter> import "
+            f"<check> as _check`, not {lines[0]!r}")
+        assert all(line.startswith("_check(") for line in lines[1:]), (grade_id, lines)
