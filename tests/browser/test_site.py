@@ -70,6 +70,18 @@ def test_each_chapter_links_its_exercise_notebook(site, visit):
         page.context.close()
 
 
+def test_each_chapter_has_a_stepper_that_starts_at_micro_batch_0(site, visit):
+    for path in site.chapters():
+        page = visit(path, wait_for=STEPPER).page
+        steppers = page.locator(STEPPER)
+        assert steppers.count() > 0, f"{path}: no micro-batch stepper"
+        for index in range(steppers.count()):
+            shown = steppers.nth(index).locator(VISIBLE_STEP)
+            assert shown.count() >= 1, f"{path}: stepper {index} shows no micro-batch"
+            assert shown.first.get_attribute("data-batch-id") == "0", path
+        page.context.close()
+
+
 def test_the_stepper_shows_the_micro_batch_the_slider_points_at(visit):
     page = visit("book/stepper_demo.html", wait_for=STEPPER).page
     single = page.locator(STEPPER).first
