@@ -17,7 +17,6 @@ import pytest
 
 from autograder.classroom import COURSE_ROOT
 from tests.hostile import notebook
-from tests.submissions import release_notebook
 from tests.test_global_limit_grading import FULL
 
 ASSIGNMENT = "01_global_limit"
@@ -34,8 +33,7 @@ def test_a_class_graded_on_a_standalone_cluster_survives_ctrl_c_and_resumes(tmp_
     # Each learner solved at most one task, so that a busy machine grades them quickly.
     submissions, course = tmp_path / "submitted", tmp_path / "course"
     for name, write in [("ann", notebook(solved=("emitted_so_far",))),
-                        ("bob", lambda target: target.write_bytes(
-                            release_notebook(ASSIGNMENT).read_bytes())),
+                        ("bob", notebook()),
                         ("cid", notebook(solved=("predict_emitted",)))]:
         (submissions / name / ASSIGNMENT).mkdir(parents=True)
         write(submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
