@@ -220,6 +220,60 @@ class Grader:
         self.deny = [COURSE_ROOT / "solutions", course.root, *deny]
         self._running: dict[str, subprocess.Popen] = {}
         self._cancelled = threading.Event()
+        #: What every notebook of an assignment is graded with: the run's seed, its answers.
+        self.assignment_env: dict[str, dict[str, str]] = {}
+
+    def record_answers(self, assignment: str) -> str:
+        """Draw this run's seed and ask Spark once for the answers every notebook needs.
+
+        The solution notebook (nbgrader's source, hidden tests included) runs once, with the
+        seed every learner will get, and records what Spark answered each of its checks
+        (:mod:`autograder.answers`). The learners' kernels then read those answers instead
+        of asking Spark again. Returns a line for the instructor: how the solution fared.
+        """
+        from .answers import ANSWERS_VARIABLE, RECORD_VARIABLE
+        from .feedback import fresh_seed
+
+        seed = str(fresh_seed())
+        answers = self.course.root / "grading" / assignment / "answers.json"
+        answers.parent.mkdir(parents=True, exist_ok=True)
+        answers.unlink(missing_ok=True)
+        workdir = Path(tempfile.mkdtemp(prefix=f"grading-answers-{assignment}-"))
+        source = self.course.root / "source" / assignment / self.course.notebook_name(assignment)
+        session_url = _session_url(self.remote) if self.remote else None
+        env = {**self.env, "COURSE_SEED": seed, RECORD_VARIABLE: str(answers),
+               "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log")}
+        if session_url:
+            env["SPARK_REMOTE"] = session_url
+        command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook",
+                   "--execute", str(source), "--output-dir", str(workdir),
+                   f"--ExecutePreprocessor.timeout={self.limits.cell_timeout}"]
+        started = time.monotonic()
+        try:
+            process = subprocess.Popen(command, cwd=workdir, env=env, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       start_new_session=True)
+            try:
+                output, _ = process.communicate(timeout=self.limits.submission_timeout)
+                ran = process.returncode == 0
+            except subprocess.TimeoutExpired:
+                output, ran = b"", False
+            finally:
+                _kill_tree(process.pid)
+        finally:
+            if session_url:
+                from .connect_server import release_session
+                release_session(session_url)
+            shutil.rmtree(workdir, ignore_errors=True)
+        self.assignment_env[assignment] = {"COURSE_SEED": seed}
+        if answers.exists():
+            self.assignment_env[assignment][ANSWERS_VARIABLE] = str(answers)
+        seconds = time.monotonic() - started
+        if ran:
+            return f"{assignment}: seed {seed}; the solution ran clean in {seconds:.0f} s"
+        return (f"{assignment}: seed {seed}; the solution notebook did NOT run clean "
+                f"({_last_error(output.decode(errors='replace'))}); learners' kernels ask "
+                "Spark for what it did not record")
 
     def cancel(self) -> None:
         """Stop every notebook being graded now (Ctrl-C)."""
@@ -266,7 +320,8 @@ class Grader:
         guard_log.unlink(missing_ok=True)
         nbgrader_log = self.course.ledger(assignment, student).with_suffix(".log")
         session_url = _session_url(self.remote) if self.remote else None
-        env = {**self.env, "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log"),
+        env = {**self.env, **self.assignment_env.get(assignment, {}),
+               "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log"),
                "AUTOGRADER_GUARD_LOG": str(guard_log),
                "AUTOGRADER_GUARD_DENY": os.pathsep.join(str(p) for p in self.deny)}
         if session_url:
@@ -497,8 +552,13 @@ def grading_spark(spark: str | None, log_dir: Path | None = None):
 def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                 remote: str | None, jobs: int = 2, limits: GradingLimits | None = None,
                 env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
-                progress=None) -> dict[str, dict[str, NotebookGrade]]:
-    """Grade ``work`` ({assignment: {learner: notebook}}); resume unless ``force``."""
+                progress=None, class_answers: bool = True) -> dict[str, dict[str, NotebookGrade]]:
+    """Grade ``work`` ({assignment: {learner: notebook}}); resume unless ``force``.
+
+    With ``class_answers`` every notebook of an assignment is graded on the same fresh
+    streams, and Spark's answers for them are asked once (:meth:`Grader.record_answers`);
+    without, each kernel draws its own streams and asks Spark itself, as stock nbgrader.
+    """
     grader = Grader(course, remote=remote, limits=limits, env=env, deny=list(deny))
     results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
     todo = []
@@ -512,6 +572,13 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                     results[assignment][student] = NotebookGrade.from_json(record)
                     continue
             todo.append((assignment, student, notebook))
+    if class_answers:
+        for assignment in sorted({item[0] for item in todo}):
+            if progress:
+                progress.note(f"{assignment}: running the solution once for Spark's answers ...")
+            line = grader.record_answers(assignment)
+            if progress:
+                progress.note(line)
     if progress:
         progress.start(len(todo), skipped=sum(map(len, results.values())))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
@@ -539,8 +606,8 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
 def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: int = 600,
               env: dict[str, str] | None = None, workdir: Path | None = None,
               spark: str | None = None, jobs: int = 1,
-              submission_timeout: float = 1800.0,
-              disk_limit_mb: float = 512.0) -> dict[str, NotebookGrade]:
+              submission_timeout: float = 1800.0, disk_limit_mb: float = 512.0,
+              class_answers: bool = True) -> dict[str, NotebookGrade]:
     """Grade each learner's notebook with nbgrader; return grades by learner.
 
     ``submissions`` maps a learner's name to the notebook they handed in. The nbgrader
@@ -548,7 +615,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
     the graded notebooks). ``spark`` chooses the Spark the notebooks use (see
     :func:`grading_spark`); by default, the Connect server named by
     ``AUTOGRADER_SPARK_REMOTE`` when set (the tests' shared server), else a local Spark in
-    each kernel. ``jobs`` notebooks are graded at once.
+    each kernel. ``jobs`` notebooks are graded at once. ``class_answers``: see
+    :func:`grade_class`.
     """
     spark = spark or os.environ.get(SHARED_SERVER_VARIABLE) or "local"
     limits = GradingLimits(cell_timeout, submission_timeout, disk_limit_mb)
@@ -558,7 +626,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
         course = GradingCourse(root, cell_timeout=cell_timeout)
         remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs"))
         results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
-                              jobs=jobs, limits=limits, env=env, force=True)
+                              jobs=jobs, limits=limits, env=env, force=True,
+                              class_answers=class_answers)
         return results[assignment]
 
 
@@ -576,6 +645,9 @@ class Progress:
             print(f"{skipped} submission(s) already graded: kept (use --force to regrade)",
                   file=self.stream)
         self._draw("")
+
+    def note(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
 
     def advance(self, assignment: str, grade: NotebookGrade) -> None:
         self.done += 1
@@ -651,6 +723,10 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--disk-limit-mb", type=float, default=512)
     grade.add_argument("--force", action="store_true", help="regrade what is already graded")
     grade.add_argument("--no-feedback", action="store_true")
+    grade.add_argument("--streams-per-notebook", action="store_true",
+                       help="each notebook draws its own streams and asks Spark itself, as with "
+                            "stock nbgrader (slower; by default a run grades everybody on the "
+                            "same fresh streams and asks Spark once)")
     args = parser.parse_args(argv)
 
     if args.all == bool(args.assignment):
@@ -669,7 +745,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"grading against Spark Connect at {remote}", file=sys.stderr)
             results = grade_class(course, work, remote=remote, jobs=args.jobs, limits=limits,
                                   force=args.force, deny=[args.submissions.resolve()],
-                                  progress=Progress())
+                                  progress=Progress(),
+                                  class_answers=not args.streams_per_notebook)
     except KeyboardInterrupt:
         print("\ninterrupted: graded submissions are kept; run the same command to resume",
               file=sys.stderr)

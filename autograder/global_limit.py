@@ -25,6 +25,7 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from .answers import spark_answer
 from .driver import StreamRun
 from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
 from .session import course_session
@@ -50,19 +51,23 @@ def limit_run(spark: SparkSession, sizes: list[int], limit: int) -> list[dict]:
     """Run ``limit(limit)`` on a stream with these batch sizes; what each batch did.
 
     One dict per micro-batch: rows emitted, the state-operator metrics, and the count
-    stored in the state store after the batch (``None`` while it holds no row).
+    stored in the state store after the batch (``None`` while it holds no row). Spark is
+    asked once per stream (see :mod:`autograder.answers`).
     """
-    facts = []
-    with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
-        for rows in numbered_rows(sizes):
-            (batch,) = run.add_batch(rows)
-            facts.append({
-                "emitted": len(batch.output),
-                "numRowsTotal": batch.state_metric("numRowsTotal"),
-                "numRowsUpdated": batch.state_metric("numRowsUpdated"),
-                "count": stored_count(run.state()),
-            })
-    return facts
+    def ask_spark() -> list[dict]:
+        facts = []
+        with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
+            for rows in numbered_rows(sizes):
+                (batch,) = run.add_batch(rows)
+                facts.append({
+                    "emitted": len(batch.output),
+                    "numRowsTotal": batch.state_metric("numRowsTotal"),
+                    "numRowsUpdated": batch.state_metric("numRowsUpdated"),
+                    "count": stored_count(run.state()),
+                })
+        return facts
+
+    return spark_answer("global_limit.limit_run", [sizes, limit], ask_spark)
 
 
 def stored_count(state_rows) -> int | None:
@@ -188,6 +193,20 @@ def _event_batches(rng: random.Random, sizes: list[int]) -> list[list[tuple[int,
     return [[(row[0], rng.choice(kinds)) for row in batch] for batch in numbered_rows(sizes)]
 
 
+def reference_clicks_per_batch(spark: SparkSession, batches: list[list[tuple[int, str]]],
+                               n: int) -> list[list[list]]:
+    """The (id, kind) rows :func:`reference_first_clicks` emits in each micro-batch, sorted."""
+    def ask_spark() -> list[list[list]]:
+        emitted = []
+        with StreamRun(spark, EVENTS_SCHEMA, lambda df: reference_first_clicks(df, n)) as run:
+            for rows in batches:
+                (batch,) = run.add_batch(rows)
+                emitted.append(sorted(list(row) for row in batch.output))
+        return emitted
+
+    return spark_answer("global_limit.first_clicks", [batches, n], ask_spark)
+
+
 def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
                        seed: int | None = None, example: bool = False) -> None:
     """``first_clicks(events, n)`` must stream the first ``n`` click events ever.
@@ -205,17 +224,12 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
     n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
     context = f"events {batches}, n={n} (seed {'example' if example else seed})"
 
-    expected = []
-    with StreamRun(spark, EVENTS_SCHEMA, lambda df: reference_first_clicks(df, n)) as run:
-        for rows in batches:
-            (batch,) = run.add_batch(rows)
-            expected.append(sorted(tuple(r) for r in batch.output))
-
+    expected = reference_clicks_per_batch(spark, batches, n)
     with StreamRun(spark, EVENTS_SCHEMA, lambda df: first_clicks(df, n)) as run:
         for batch_id, rows in enumerate(batches):
             (batch,) = run.add_batch(rows)
             got = sorted(tuple(r) for r in batch.output)
-            check_equal(got, [list(r) for r in expected[batch_id]],
+            check_equal(got, expected[batch_id],
                         "the (id, kind) rows this micro-batch emitted",
                         batch=batch_id, revisit=REVISIT_PLAN, context=context)
         names = run.plan().operator_names()

@@ -5,7 +5,9 @@
 2. **command**: ``python -m autograder.classroom grade`` (one shared Spark Connect server,
    ``--jobs`` notebooks at once, guards on), server start-up included;
 3. **floor**: the Spark work alone: in one Python process with Spark already started, the
-   same learner code and the same grade cells, no kernels, no nbgrader.
+   same learner code and the same grade cells, no kernels, no nbgrader. Like the command,
+   it grades every notebook on one run's streams, so Spark's answers for them are asked
+   once (:mod:`autograder.answers`).
 
     python scripts/benchmark_grading.py --count 30 --jobs 2
 
@@ -99,7 +101,9 @@ def command(submissions: Path, work: Path, jobs: int) -> float:
 def floor(class_: dict[str, Path]) -> float:
     """Run every submission's cells in this process, on a Spark started beforehand."""
     from autograder import course_session
+    from autograder.feedback import fresh_seed
     course_session()  # start-up is not part of the floor
+    os.environ["COURSE_SEED"] = str(fresh_seed())  # one run, one set of streams
     graded = nbformat.read(solution_notebook(ASSIGNMENT), 4)
     locked = {c.metadata["nbgrader"]["grade_id"]: c.source for c in graded.cells
               if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
