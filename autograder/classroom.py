@@ -149,6 +149,7 @@ class GradingCourse:
         if stamp.exists() and stamp.read_text() == digest:
             return
         target = self.root / "source" / assignment
+        (stamp.parent / "answers.json").unlink(missing_ok=True)  # Spark's answers to the old one
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(source, target)
         run_nbgrader(["generate_assignment", assignment, "--force"], self.root, env)
@@ -223,25 +224,36 @@ class Grader:
         #: What every notebook of an assignment is graded with: the run's seed, its answers.
         self.assignment_env: dict[str, dict[str, str]] = {}
 
-    def record_answers(self, assignment: str) -> str:
+    def record_answers(self, assignment: str, *, reuse: bool = True) -> str:
         """Draw this run's seed and ask Spark once for the answers every notebook needs.
 
         The solution notebook (nbgrader's source, hidden tests included) runs once, with the
         seed every learner will get, and records what Spark answered each of its checks
         (:mod:`autograder.answers`). The learners' kernels then read those answers instead
-        of asking Spark again. Returns a line for the instructor: how the solution fared.
+        of asking Spark again. A resumed run (``reuse``) keeps the seed and the answers of
+        the run it resumes, so one class is graded on one set of streams. Returns a line
+        for the instructor: the seed, and how the solution fared.
         """
         from .answers import ANSWERS_VARIABLE, RECORD_VARIABLE
         from .feedback import fresh_seed
 
+        folder = self.course.root / "grading" / assignment
+        answers, seed_file = folder / "answers.json", folder / "seed"
+        if reuse and answers.exists() and seed_file.exists():
+            seed = seed_file.read_text().strip()
+            self.assignment_env[assignment] = {"COURSE_SEED": seed, ANSWERS_VARIABLE: str(answers)}
+            return f"{assignment}: seed {seed} and Spark's answers kept from the interrupted run"
+
         seed = str(fresh_seed())
-        answers = self.course.root / "grading" / assignment / "answers.json"
-        answers.parent.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         answers.unlink(missing_ok=True)
+        recording = folder / "answers.recording.json"
+        recording.unlink(missing_ok=True)
+        seed_file.write_text(seed)  # COURSE_SEED=<it> replays the run's streams
         workdir = Path(tempfile.mkdtemp(prefix=f"grading-answers-{assignment}-"))
         source = self.course.root / "source" / assignment / self.course.notebook_name(assignment)
         session_url = _session_url(self.remote) if self.remote else None
-        env = {**self.env, "COURSE_SEED": seed, RECORD_VARIABLE: str(answers),
+        env = {**self.env, "COURSE_SEED": seed, RECORD_VARIABLE: str(recording),
                "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log")}
         if session_url:
             env["SPARK_REMOTE"] = session_url
@@ -265,9 +277,10 @@ class Grader:
                 from .connect_server import release_session
                 release_session(session_url)
             shutil.rmtree(workdir, ignore_errors=True)
-        self.assignment_env[assignment] = {"COURSE_SEED": seed}
-        if answers.exists():
-            self.assignment_env[assignment][ANSWERS_VARIABLE] = str(answers)
+        if not recording.exists():
+            recording.write_text("{}")
+        recording.replace(answers)  # only now: an interrupted run records nothing
+        self.assignment_env[assignment] = {"COURSE_SEED": seed, ANSWERS_VARIABLE: str(answers)}
         seconds = time.monotonic() - started
         if ran:
             return f"{assignment}: seed {seed}; the solution ran clean in {seconds:.0f} s"
@@ -576,7 +589,7 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
         for assignment in sorted({item[0] for item in todo}):
             if progress:
                 progress.note(f"{assignment}: running the solution once for Spark's answers ...")
-            line = grader.record_answers(assignment)
+            line = grader.record_answers(assignment, reuse=not force)
             if progress:
                 progress.note(line)
     if progress:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -89,13 +90,25 @@ def stock(submissions: Path, work: Path) -> float:
     return time.monotonic() - start
 
 
-def command(submissions: Path, work: Path, jobs: int) -> float:
+def command(submissions: Path, work: Path, jobs: int, spark: str = "server") -> float:
+    course_dir = work / f"command{jobs}-{spark}"
     start = time.monotonic()
-    subprocess.run([sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
-                    "--submissions", str(submissions), "--course-dir", str(work / f"command{jobs}"),
-                    "--jobs", str(jobs), "--force", "--no-feedback"],
-                   env=env(), check=True, capture_output=True, cwd=ROOT)
-    return time.monotonic() - start
+    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
+                           "--submissions", str(submissions), "--course-dir", str(course_dir),
+                           "--jobs", str(jobs), "--spark", spark, "--force", "--no-feedback"],
+                          env=env(), check=True, capture_output=True, text=True, cwd=ROOT)
+    seconds = time.monotonic() - start
+    for line in done.stderr.splitlines():
+        if line.startswith(ASSIGNMENT):  # the seed, and how long the solution run took
+            print(f"  {line}")
+    ledgers = sorted((course_dir / "grading" / ASSIGNMENT).glob("learner*.json"))
+    by_kind: dict[str, list[float]] = {}
+    for ledger in ledgers:
+        by_kind.setdefault(ledger.stem.split("_", 1)[1], []).append(
+            json.loads(ledger.read_text())["seconds"])
+    for kind, times in by_kind.items():
+        print(f"  {kind:18} {sum(times) / len(times):5.1f} s a notebook (kernel to gradebook)")
+    return seconds
 
 
 def floor(class_: dict[str, Path]) -> float:
@@ -124,6 +137,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=30)
     parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--spark", nargs="+", default=["server"],
+                        help="the command's --spark: server (a shared Connect server), local")
     parser.add_argument("--only", nargs="+", choices=["command", "floor", "stock"],
                         default=["command", "floor", "stock"],
                         help="measure only these (e.g. in separate runs on a busy machine)")
@@ -134,9 +149,11 @@ def main() -> None:
         print(f"{args.count} submissions of {ASSIGNMENT}; load average {os.getloadavg()[0]:.1f}",
               flush=True)
         results = {}
-        for jobs in (args.jobs if "command" in args.only else []):
-            results[f"command --jobs {jobs}"] = command(work / "submitted", work, jobs)
-            print(f"command --jobs {jobs}: {results[f'command --jobs {jobs}']:.0f} s", flush=True)
+        for spark in (args.spark if "command" in args.only else []):
+            for jobs in args.jobs:
+                name = f"command --spark {spark} --jobs {jobs}"
+                results[name] = command(work / "submitted", work, jobs, spark)
+                print(f"{name}: {results[name]:.0f} s", flush=True)
         if "floor" in args.only:
             results["floor"] = floor(class_)
             print(f"floor: {results['floor']:.0f} s", flush=True)
@@ -145,7 +162,7 @@ def main() -> None:
             print(f"stock: {results['stock']:.0f} s", flush=True)
         print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
         for name, seconds in results.items():
-            print(f"{name:18} {seconds:7.0f} s  {seconds / args.count:6.1f} s/notebook")
+            print(f"{name:34} {seconds:7.0f} s  {seconds / args.count:6.1f} s/notebook")
         commands = [v for k, v in results.items() if k.startswith("command")]
         if commands and "stock" in results:
             print(f"speed-up over stock: {results['stock'] / min(commands):.1f}x")

@@ -12,7 +12,11 @@ learner                what they handed in
 ``limit_then_filter``  limits the stream first, filters afterwards    -> loses task 4
 =====================  =============================================================
 """
+import json
+
 import pytest
+
+from autograder import global_limit
 
 from autograder.classroom import autograde
 from tests.submissions import release_notebook, solution_notebook, write_submission
@@ -50,7 +54,8 @@ LIMIT_THEN_FILTER = {
 
 @pytest.mark.slow
 def test_a_classroom_is_graded_on_behaviour(tmp_path):
-    grades = autograde(ASSIGNMENT, {
+    course = tmp_path / "course"
+    grades = autograde(ASSIGNMENT, workdir=course, submissions={
         "solution": solution_notebook(ASSIGNMENT),
         "untouched": release_notebook(ASSIGNMENT),
         "per_batch": write_submission(ASSIGNMENT, PER_BATCH, tmp_path / "per_batch.ipynb"),
@@ -65,3 +70,14 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     assert grades["row_per_record"].points() == {**FULL, "test_predict_state": 0,
                                                  "test_emitted_so_far": 0}
     assert grades["limit_then_filter"].points() == {**FULL, "test_first_clicks": 0}
+
+    # The whole class was graded on one run's streams, and Spark answered them once: the
+    # solution ran with the run's seed and recorded what the checks asked (tasks 1 and 2's
+    # streams drawn from that seed, task 4's reference query) for the learners' kernels.
+    run = course / "grading" / ASSIGNMENT
+    seed = int((run / "seed").read_text())
+    recorded = json.loads((run / "answers.json").read_text())
+    assert {key.split()[0] for key in recorded} == {"global_limit.limit_run",
+                                                    "global_limit.first_clicks"}
+    for sizes, limit in global_limit._streams(seed, 2)[1]:
+        assert f"global_limit.limit_run {json.dumps([sizes, limit])}" in recorded
