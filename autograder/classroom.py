@@ -149,7 +149,7 @@ class GradingCourse:
         if stamp.exists() and stamp.read_text() == digest:
             return
         target = self.root / "source" / assignment
-        (stamp.parent / "answers.json").unlink(missing_ok=True)  # Spark's answers to the old one
+        shutil.rmtree(self.answers_folder(assignment), ignore_errors=True)  # for the old solution
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(source, target)
         run_nbgrader(["generate_assignment", assignment, "--force"], self.root, env)
@@ -171,6 +171,10 @@ class GradingCourse:
 
     def ledger(self, assignment: str, student: str) -> Path:
         return self.root / "grading" / assignment / f"{student}.json"
+
+    def answers_folder(self, assignment: str) -> Path:
+        """Where a run keeps its seed and Spark's answers (see :meth:`Grader.record_answers`)."""
+        return self.root / "spark-answers" / assignment
 
 
 def run_nbgrader(args: list[str], root: Path, env: dict[str, str], check: bool = True):
@@ -237,7 +241,7 @@ class Grader:
         from .answers import ANSWERS_VARIABLE, RECORD_VARIABLE
         from .feedback import fresh_seed
 
-        folder = self.course.root / "grading" / assignment
+        folder = self.course.answers_folder(assignment)
         answers, seed_file = folder / "answers.json", folder / "seed"
         if reuse and answers.exists() and seed_file.exists():
             seed = seed_file.read_text().strip()

@@ -8,7 +8,8 @@ and running micro-batches. This script measures, each in a fresh process where i
 
 * **session start**: ``course_session()`` from nothing to a usable session (JVM included);
 * **micro-batch latency**: one ``StreamRun.add_batch`` of a small batch through a
-  ``limit`` query and through a grouped count, median over several batches;
+  ``limit`` query and through a grouped count, median over several batches, with a local
+  session and with a session of a Spark Connect server (the classroom's way);
 * **chapter 1**: executing ``book/01_global_limit.md`` top to bottom in a new kernel;
 * **autograde one submission**: stock ``nbgrader autograde`` of the chapter 1 solution
   (through :func:`autograder.classroom.autograde`, which starts a kernel and a JVM);
@@ -71,6 +72,20 @@ def micro_batch_latency(batches: int = 8) -> dict[str, float]:
     return medians
 
 
+def connect_micro_batch_latency() -> dict[str, float]:
+    """:func:`micro_batch_latency` in a fresh process whose session is a Connect client."""
+    import json
+    import os
+
+    from autograder.connect_server import ConnectServer
+
+    with ConnectServer() as server:
+        done = subprocess.run([PYTHON, __file__, "--micro-batches"], check=True,
+                              capture_output=True, text=True,
+                              env={**os.environ, "SPARK_REMOTE": server.url})
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def chapter_execution(chapter: str = "01_global_limit") -> float:
     """Seconds to execute one chapter in a new kernel, as the book build does."""
     bin_dir = Path(PYTHON).parent
@@ -88,7 +103,7 @@ def autograde_one(assignment: str = "01_global_limit") -> float:
 
     (solution,) = (ROOT / "solutions" / assignment).glob("*.ipynb")
     started = time.perf_counter()
-    grades = autograde(assignment, {"learner": solution})
+    grades = autograde(assignment, {"learner": solution}, class_answers=False)
     elapsed = time.perf_counter() - started
     if grades["learner"].score != grades["learner"].max_score:
         raise SystemExit("the solution did not score full marks; the timing is meaningless")
@@ -104,11 +119,19 @@ def book_builds() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the book builds")
+    parser.add_argument("--micro-batches", action="store_true",
+                        help="only the micro-batch medians, as JSON (used for the Connect row)")
     args = parser.parse_args()
+    if args.micro_batches:
+        import json
+        print(json.dumps(micro_batch_latency()))
+        return
 
     rows = [("session start (local, fresh process)", session_start())]
     for name, latency in micro_batch_latency().items():
         rows.append((f"one micro-batch of 10 rows, {name}", latency))
+    for name, latency in connect_micro_batch_latency().items():
+        rows.append((f"one micro-batch of 10 rows, {name}, Spark Connect", latency))
     rows.append(("execute chapter 1 in a new kernel", chapter_execution()))
     rows.append(("nbgrader autograde of one chapter 1 submission", autograde_one()))
 

@@ -74,7 +74,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     # The whole class was graded on one run's streams, and Spark answered them once: the
     # solution ran with the run's seed and recorded what the checks asked (tasks 1 and 2's
     # streams drawn from that seed, task 4's reference query) for the learners' kernels.
-    run = course / "grading" / ASSIGNMENT
+    run = course / "spark-answers" / ASSIGNMENT
     seed = int((run / "seed").read_text())
     recorded = json.loads((run / "answers.json").read_text())
     assert {key.split()[0] for key in recorded} == {"global_limit.limit_run",
