@@ -32,6 +32,7 @@ from typing import Any, Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from .answers import spark_answer
 from .driver import StreamRun
 from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
 from .plan import PlanNode, physical_plan
@@ -61,17 +62,6 @@ EXAMPLE_EVENTS = [[("a", 1, 1), ("a", 3, 2), ("b", 2, 5)],
                   [("a", 6, 4), ("b", 15, 1)],
                   [("a", 40, 1)]]
 EXAMPLE_GAP = 5
-
-#: Spark's answers for the chapter's fixed examples, computed once per process: a grading
-#: run checks the same example in several tasks, and each run of a stream costs seconds.
-_EXAMPLE_TRUTH: dict[tuple, Any] = {}
-
-
-def _example_truth(key: tuple, compute: Callable[[], Any]) -> Any:
-    if key not in _EXAMPLE_TRUTH:
-        _EXAMPLE_TRUTH[key] = compute()
-    return _EXAMPLE_TRUTH[key]
-
 
 def at(second: float) -> datetime:
     """The instant ``second`` seconds after :data:`T0`."""
@@ -118,22 +108,27 @@ def keyed_count_run(spark: SparkSession, batches: list[list[str]],
 
     One dict per micro-batch: the rows it emitted and the state after it (both as
     ``{key: count}``), and its state-operator metrics. ``partitions`` sets the number of
-    shuffle partitions for this query only.
+    shuffle partitions for this query only. Spark is asked once per stream (see
+    :mod:`autograder.answers`).
     """
-    facts = []
-    with _shuffle_partitions(spark, partitions):
-        with StreamRun(spark, KEYS_SCHEMA, lambda df: df.groupBy("key").count(),
-                       output_mode="update") as run:
-            for keys in batches:
-                (batch,) = run.add_batch([(key,) for key in keys])
-                facts.append({
-                    "output": {row["key"]: row["count"] for row in batch.output},
-                    "state": {row["key"]["key"]: row["value"]["count"] for row in run.state()},
-                    "numRowsTotal": batch.state_metric("numRowsTotal"),
-                    "numRowsUpdated": batch.state_metric("numRowsUpdated"),
-                    "numStateStoreInstances": batch.state_metric("numStateStoreInstances"),
-                })
-    return facts
+    def ask_spark() -> list[dict[str, Any]]:
+        facts = []
+        with _shuffle_partitions(spark, partitions):
+            with StreamRun(spark, KEYS_SCHEMA, lambda df: df.groupBy("key").count(),
+                           output_mode="update") as run:
+                for keys in batches:
+                    (batch,) = run.add_batch([(key,) for key in keys])
+                    facts.append({
+                        "output": {row["key"]: row["count"] for row in batch.output},
+                        "state": {row["key"]["key"]: row["value"]["count"]
+                                  for row in run.state()},
+                        "numRowsTotal": batch.state_metric("numRowsTotal"),
+                        "numRowsUpdated": batch.state_metric("numRowsUpdated"),
+                        "numStateStoreInstances": batch.state_metric("numStateStoreInstances"),
+                    })
+        return facts
+
+    return spark_answer("aggregation_planning.keyed_count_run", [batches, partitions], ask_spark)
 
 
 class _shuffle_partitions:
@@ -297,10 +292,7 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
         seed = _seed(seed)
         label, batches = f"seed {seed}", random_keys(random.Random(seed))
     context = f"micro-batches of keys {batches} ({label})"
-    if example:
-        truth = _example_truth(("keys", 2), lambda: keyed_count_run(spark, batches, 2))
-    else:
-        truth = keyed_count_run(spark, batches)
+    truth = keyed_count_run(spark, batches, 2 if example else None)
     got = plain(predict([list(b) for b in batches]), "predict_counts' answer")
     check_equal(len(got) if isinstance(got, list) else got, len(truth),
                 "how many micro-batches your answer covers", context=context)
@@ -334,10 +326,7 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
         rng = random.Random(seed)
         label, batches, partitions = f"seed {seed}", random_keys(rng), rng.choice([3, 4])
     context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
-    if example:
-        truth = _example_truth(("keys", 2), lambda: keyed_count_run(spark, batches, 2))
-    else:
-        truth = keyed_count_run(spark, batches, partitions)
+    truth = keyed_count_run(spark, batches, partitions)
     got = plain(predict([list(b) for b in batches], partitions), "predict_metrics' answer")
     check_equal(len(got) if isinstance(got, list) else got, len(truth),
                 "how many micro-batches your answer covers", context=context)
@@ -378,8 +367,9 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
         if operator not in names:
             raise CheckFailed(f"{operator} in your query's plan", operator,
                               " -> ".join(names), revisit=REVISIT_SESSIONS)
-    reference = lambda: session_run(spark, batches, lambda df: reference_sessions(df, gap))[0]
-    truth = _example_truth(("sessions",), reference) if example else reference()
+    truth = spark_answer("aggregation_planning.reference_sessions", [batches, gap],
+                         lambda: session_run(spark, batches,
+                                             lambda df: reference_sessions(df, gap))[0])
     for number, (mine, spark_did) in enumerate(zip(got, truth)):
         # Micro-batch ids and input batches differ: the watermark adds no-data batches.
         check_equal(mine["output"], spark_did["output"],
