@@ -257,25 +257,23 @@ class Grader:
         workdir = Path(tempfile.mkdtemp(prefix=f"grading-answers-{assignment}-"))
         source = self.course.root / "source" / assignment / self.course.notebook_name(assignment)
         session_url = _session_url(self.remote) if self.remote else None
-        env = {**self.env, "COURSE_SEED": seed, RECORD_VARIABLE: str(recording),
-               "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log")}
-        if session_url:
-            env["SPARK_REMOTE"] = session_url
+        env = {**self._kernel_env(assignment, workdir, session_url),
+               "COURSE_SEED": seed, RECORD_VARIABLE: str(recording)}
         command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook",
                    "--execute", str(source), "--output-dir", str(workdir),
                    f"--ExecutePreprocessor.timeout={self.limits.cell_timeout}"]
+        log = folder / "solution-run.log"
         started = time.monotonic()
         try:
-            process = subprocess.Popen(command, cwd=workdir, env=env, stdout=subprocess.PIPE,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                       start_new_session=True)
+            with open(log, "wb") as out:
+                process = subprocess.Popen(command, cwd=workdir, env=env, stdout=out,
+                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                           start_new_session=True)
             try:
-                output, _ = process.communicate(timeout=self.limits.submission_timeout)
-                ran = process.returncode == 0
-            except subprocess.TimeoutExpired:
-                output, ran = b"", False
-            finally:
+                outcome, _ = self._watch(process, [workdir])
+            finally:  # Ctrl-C included: no kernel outlives the run
                 _kill_tree(process.pid)
+            ran = outcome == GRADED and process.returncode == 0
         finally:
             if session_url:
                 from .connect_server import release_session
@@ -289,8 +287,8 @@ class Grader:
         if ran:
             return f"{assignment}: seed {seed}; the solution ran clean in {seconds:.0f} s"
         return (f"{assignment}: seed {seed}; the solution notebook did NOT run clean "
-                f"({_last_error(output.decode(errors='replace'))}); learners' kernels ask "
-                "Spark for what it did not record")
+                f"({_last_error(log.read_text(errors='replace'))}; see {log}); learners' "
+                "kernels ask Spark for what it did not record")
 
     def cancel(self) -> None:
         """Stop every notebook being graded now (Ctrl-C)."""
@@ -337,12 +335,9 @@ class Grader:
         guard_log.unlink(missing_ok=True)
         nbgrader_log = self.course.ledger(assignment, student).with_suffix(".log")
         session_url = _session_url(self.remote) if self.remote else None
-        env = {**self.env, **self.assignment_env.get(assignment, {}),
-               "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log"),
+        env = {**self._kernel_env(assignment, workdir, session_url),
                "AUTOGRADER_GUARD_LOG": str(guard_log),
                "AUTOGRADER_GUARD_DENY": os.pathsep.join(str(p) for p in self.deny)}
-        if session_url:
-            env["SPARK_REMOTE"] = session_url
         outcome, detail = GRADED, ""
         try:
             outcome, detail = self._run_autograde(assignment, student, env, nbgrader_log,
@@ -379,6 +374,15 @@ class Grader:
         if affected:
             self._zero(assignment, student, affected)
         return self._read(assignment, student, outcome, flags=flags, detail=detail)
+
+    def _kernel_env(self, assignment: str, workdir: Path, session_url: str | None) -> dict[str, str]:
+        """The environment of a kernel that runs one notebook: its own temporary folder and
+        JVM log, its own Connect session, and the run's seed and answers."""
+        env = {**self.env, **self.assignment_env.get(assignment, {}),
+               "TMPDIR": str(workdir), "COURSE_JVM_LOG": str(workdir / "jvm.log")}
+        if session_url:
+            env["SPARK_REMOTE"] = session_url
+        return env
 
     def _run_autograde(self, assignment, student, env, log_path, watched):
         command = [sys.executable, "-m", "nbgrader", "autograde", assignment,

@@ -1,5 +1,6 @@
 """Spark's answers are asked once, and a grading run's recorded answers are used as given."""
 import json
+import os
 import subprocess
 import sys
 
@@ -8,7 +9,7 @@ from autograder import answers
 
 def _in_a_new_process(program: str, **env: str) -> str:
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                          env={**__import__("os").environ, **env}, check=True)
+                          env={**os.environ, **env}, check=True)
     return done.stdout.strip()
 
 
