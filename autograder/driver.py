@@ -20,13 +20,18 @@ How it stays deterministic:
   every file *and* run any no-data micro-batch the watermark asks for. It runs in a helper
   thread so that the wait is bounded: a query that does not finish in ``timeout`` seconds
   is stopped and reported, never waited on forever.
-* **Output** goes through ``foreachBatch``, so the rows of every micro-batch are kept on
-  their own, even empty ones. The function collects the batch's rows. With a local session
-  it runs in this Python process and simply files them in a dict. Under Spark Connect it
-  runs on the server, in a Python process of its own, so it pickles them into a file named
-  after the batch id, and the run reads the file back (the server shares this machine's
-  disk: it also reads the input files from it). Either way a micro-batch costs one Spark
-  job for its output.
+* **Output** is kept per micro-batch, even for empty ones. With a local session the sink
+  is ``foreachBatch``: its function runs in this Python process and files each batch's
+  rows in a dict. Under Spark Connect a ``foreachBatch`` function runs on the server, in a
+  Python process the server starts for each query (1.5-3 s before the first micro-batch
+  on a 2-core machine). So there a *fresh* query writes to Spark's **memory sink**, which
+  lives in the server's JVM: the run reads its table after each wait and cuts it into
+  batches with the ``numOutputRows`` of each progress report. The memory sink refuses to
+  resume from a checkpoint (except in Complete mode), so a *restarted* query under
+  Connect goes back to ``foreachBatch``, whose function pickles each batch's rows into a
+  file named after the batch id (the server shares this machine's disk: it also reads the
+  input files from it). Spark checks no sink against the checkpoint, so switching sinks
+  at a restart changes nothing the query computes.
 * **Metrics** come from the query's progress reports, one per micro-batch that ran.
 """
 from __future__ import annotations
@@ -37,6 +42,7 @@ import pickle
 import shutil
 import tempfile
 import threading
+import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -108,6 +114,9 @@ class StreamRun:
         self.input_dir.mkdir(parents=True, exist_ok=True)
         self.batches: list[BatchRecord] = []
         self.query = None
+        # Under Connect, the memory sink's table while the query writes to it (see start()).
+        self._memory_table: str | None = None
+        self._memory_rows_read = 0
         # With a local session, foreachBatch runs here and files each batch's rows here.
         self._collected: dict[int, list[Row]] = {}
         self._collected_lock = threading.Lock()
@@ -143,16 +152,26 @@ class StreamRun:
                 pickle.dump(rows, out)
             os.replace(final + ".partial", final)   # a batch run again replaces its rows
 
-        writer = (
-            self.build_query(source)
-            .writeStream.outputMode(self.output_mode)
-            .option("checkpointLocation", self.checkpoint)
-            .foreachBatch(write_batch if self._on_connect else collect_batch)
-        )
-        if self.name:
-            writer = writer.queryName(self.name)
+        query = self.build_query(source)
+        self._drop_memory_table()
+        if self._on_connect and not self._resuming:
+            # Connect, first start: the memory sink, no Python process on the server.
+            self._memory_table = self.name or f"stream_run_{uuid.uuid4().hex}"
+            self._memory_rows_read = 0
+            writer = query.writeStream.format("memory").queryName(self._memory_table)
+        else:
+            writer = query.writeStream.foreachBatch(write_batch if self._on_connect
+                                                    else collect_batch)
+            if self.name:
+                writer = writer.queryName(self.name)
+        writer = writer.outputMode(self.output_mode).option("checkpointLocation", self.checkpoint)
         self.query = writer.start()
         return self
+
+    @property
+    def _resuming(self) -> bool:
+        """Whether the checkpoint already holds offsets (the query ran on it before)."""
+        return (Path(self.checkpoint) / "offsets").is_dir()
 
     def stop(self) -> None:
         """Stop the query; its checkpoint stays, so :meth:`start` resumes from it."""
@@ -168,6 +187,7 @@ class StreamRun:
         """Stop the query and delete the run's folder if the run created it."""
         try:
             self.stop()
+            self._drop_memory_table()
         finally:
             if self._owns_root:
                 shutil.rmtree(self.root, ignore_errors=True)
@@ -266,7 +286,8 @@ class StreamRun:
                 new_progress[progress["batchId"]] = progress
         if not new_progress:
             return []
-        outputs = self._read_output(sorted(new_progress))
+        outputs = (self._read_memory_sink(new_progress) if self._memory_table
+                   else self._read_output(sorted(new_progress)))
         records = [
             BatchRecord(batch_id, _input_rows(new_progress[batch_id]),
                         outputs.get(batch_id, []), new_progress[batch_id])
@@ -279,6 +300,37 @@ class StreamRun:
     def _on_connect(self) -> bool:
         """Whether the session is a Spark Connect client (foreachBatch runs on the server)."""
         return type(self.spark).__module__.startswith("pyspark.sql.connect")
+
+    def _read_memory_sink(self, new_progress: dict[int, dict]) -> dict[int, list[Row]]:
+        """Cut the memory sink's table into the rows of each new micro-batch.
+
+        In Append and Update mode the table holds every row written so far, batch after
+        batch, so a batch's rows follow those already read, as many as its progress report
+        says it wrote. In Complete mode every batch writes the whole result table and the
+        sink keeps only the last one: each new batch gets it, which is right only if all
+        of them wrote as many rows as it has (a batch with no data changes nothing in
+        Complete mode, where no state is ever evicted); anything else is an error.
+        """
+        table = self.spark.table(self._memory_table).collect()
+        by_batch: dict[int, list[Row]] = {}
+        for batch_id in sorted(new_progress):
+            written = new_progress[batch_id].get("sink", {}).get("numOutputRows") or 0
+            if self.output_mode.lower() == "complete":
+                if written != len(table):
+                    raise RuntimeError(
+                        f"micro-batch {batch_id} wrote {written} rows in Complete mode but the "
+                        f"memory sink holds {len(table)}: its own rows are lost")
+                by_batch[batch_id] = list(table)
+                continue
+            start = self._memory_rows_read
+            by_batch[batch_id] = table[start:start + written]
+            self._memory_rows_read = start + written
+        return by_batch
+
+    def _drop_memory_table(self) -> None:
+        if self._memory_table is not None:
+            self.spark.catalog.dropTempView(self._memory_table)
+            self._memory_table = None
 
     def _read_output(self, batch_ids: list[int]) -> dict[int, list[Row]]:
         if not self._on_connect:

@@ -151,7 +151,19 @@ def physical_plan(query) -> PlanNode:
     text = explain_text(query)
     if "No physical plan" in text:
         raise LookupError("the query has not run a micro-batch yet, so it has no plan")
-    return parse_plan(text)
+    return below_the_sink(parse_plan(text))
+
+
+def below_the_sink(root: PlanNode) -> PlanNode:
+    """The plan without its sink node, so that it starts at the query's last operator.
+
+    A sink written through the DataSource V2 API (Spark's memory sink) is the root of the
+    plan, ``WriteToDataSourceV2``; a ``foreachBatch`` sink does not show up at all. The
+    sink is not an operator of the query, so either way the plan starts below it.
+    """
+    if root.name == "WriteToDataSourceV2" and len(root.children) == 1:
+        return root.children[0]
+    return root
 
 
 def render(node: PlanNode, indent: str = "") -> str:

@@ -1,7 +1,32 @@
-"""The micro-batch driver, StreamTest style: add data, process, check the last batch."""
+"""The micro-batch driver, StreamTest style: add data, process, check the last batch.
+
+Every scenario runs twice: on the course's local session, and on a Spark Connect session
+to a loopback server, where the driver collects output differently (the memory sink for
+a fresh query, ``foreachBatch`` in a Python process on the server after a restart).
+"""
 import pytest
 
+from autograder.connect_server import ConnectServer
 from autograder.driver import StreamRun, StreamTimeout
+
+
+@pytest.fixture(scope="module")
+def connect_session():
+    """A Spark Connect session to a server started for this module."""
+    # The Connect client class itself: PySpark's builder refuses a remote session in a
+    # process that already runs a local one (the other tests' session).
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    with ConnectServer() as server:
+        session = ConnectSession.builder.remote(server.url).getOrCreate()
+        yield session
+        session.stop()
+
+
+@pytest.fixture(params=["local", "connect"])
+def spark(request):
+    """Each scenario on both kinds of course session."""
+    return request.getfixturevalue("spark" if request.param == "local" else "connect_session")
 
 
 def test_each_added_batch_is_one_micro_batch_with_its_own_output(spark):
@@ -57,3 +82,43 @@ def test_the_run_folder_is_removed_on_close(spark):
     run.add_batch([(1,)])
     run.close()
     assert not run.root.exists()
+    # and nothing is left in the session (under Connect: the memory sink's table)
+    assert not [t for t in spark.catalog.listTables() if t.name.startswith("stream_run_")]
+
+
+def test_a_complete_mode_batch_emits_the_whole_result_table(spark):
+    with StreamRun(spark, "w STRING", lambda df: df.groupBy("w").count(),
+                   output_mode="complete") as run:
+        run.add_batch([("a",), ("b",)])
+        (batch,) = run.add_batch([("a",)])
+
+    assert sorted(tuple(r) for r in batch.output) == [("a", 2), ("b", 1)]
+
+
+def test_a_restart_keeps_every_batch_output_apart(spark):
+    # Under Connect the run writes to the memory sink before the restart and through
+    # foreachBatch after it; the rows of each batch must stay with their batch.
+    with StreamRun(spark, "id INT", lambda df: df.limit(4)) as run:
+        run.add_batch([(1,), (2,)])
+        run.add_batch([])
+        run.restart()
+        (after,) = run.add_batch([(3,), (4,), (5,)])
+        run.restart()
+        (last,) = run.add_batch([(6,)])
+
+        assert [len(b.output) for b in run.batches] == [2, 0, 2, 0]
+        assert sorted(r.id for r in run.batches[0].output) == [1, 2]
+        assert {r.id for r in after.output} < {3, 4, 5}
+        assert after.batch_id == 2 and last.batch_id == 3
+        assert last.state_metric("numRowsTotal") == 1
+
+
+def test_the_plan_starts_at_the_last_operator_of_the_query(spark):
+    with StreamRun(spark, "id INT", lambda df: df.where("id > 0").limit(2)) as run:
+        run.add_batch([(1,)])
+        first = run.plan().operator_names()
+        run.restart()
+        run.add_batch([(2,)])
+        second = run.plan().operator_names()
+
+    assert first[-1] == second[-1] == "StreamingGlobalLimit"

@@ -1,5 +1,5 @@
 """The plan reader turns explain() text into a tree of operators."""
-from autograder.plan import parse_plan, render
+from autograder.plan import below_the_sink, parse_plan, render
 
 AGGREGATION_PLAN = """\
 == Physical Plan ==
@@ -61,3 +61,20 @@ def test_render_draws_the_tree_with_indentation():
     text = render(parse_plan(AGGREGATION_PLAN))
     assert text.splitlines()[0] == "HashAggregate keys=['w'] functions=['count(1)']"
     assert text.splitlines()[1].startswith("  StateStoreSave [Update]")
+
+
+MEMORY_SINK_PLAN = """\
+== Physical Plan ==
+WriteToDataSourceV2 MicroBatchWrite[epoch: 0, writer: org.apache.spark.sql.execution.streaming.sources.MemoryStreamingWrite@301e6e19]
++- StreamingGlobalLimit 5, state info [ checkpoint = file:/tmp/cp/state, runId = r, opId = 0, ver = 0, numPartitions = 2] stateStoreCkptIds = None, Append
+   +- Exchange SinglePartition, ENSURE_REQUIREMENTS, [plan_id=35]
+      +- *(1) LocalLimit 5
+         +- FileScan json [id#5] Batched: false, Format: JSON, ReadSchema: struct<id:int>
+"""
+
+
+def test_a_sink_at_the_root_of_the_plan_is_not_one_of_its_operators():
+    plan = below_the_sink(parse_plan(MEMORY_SINK_PLAN))
+    assert plan.operator_names() == ["FileScan", "LocalLimit", "Exchange", "StreamingGlobalLimit"]
+    # a plan without a sink node is left as it is
+    assert below_the_sink(parse_plan(AGGREGATION_PLAN)).name == "HashAggregate"
