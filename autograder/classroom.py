@@ -408,7 +408,7 @@ class Grader:
         next_disk_check = 0.0
         while True:
             try:
-                process.wait(0.5)
+                process.wait(0.1)  # a notebook that ends is taken up at once
                 return GRADED, ""
             except subprocess.TimeoutExpired:
                 pass

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -102,13 +103,36 @@ def command(submissions: Path, work: Path, jobs: int, spark: str = "server") -> 
         if line.startswith(ASSIGNMENT):  # the seed, and how long the solution run took
             print(f"  {line}")
     ledgers = sorted((course_dir / "grading" / ASSIGNMENT).glob("learner*.json"))
-    by_kind: dict[str, list[float]] = {}
+    by_kind: dict[str, list[tuple[float, ...]]] = {}
     for ledger in ledgers:
-        by_kind.setdefault(ledger.stem.split("_", 1)[1], []).append(
-            json.loads(ledger.read_text())["seconds"])
-    for kind, times in by_kind.items():
-        print(f"  {kind:18} {sum(times) / len(times):5.1f} s a notebook (kernel to gradebook)")
+        by_kind.setdefault(ledger.stem.split("_", 1)[1], []).append(phases(course_dir, ledger))
+    print(f"  {'':18} {'a notebook':>10} {'to cell 1':>10} {'cells':>6} {'after':>6}  (seconds)")
+    for kind, rows in by_kind.items():
+        means = [sum(column) / len(column) for column in zip(*rows)]
+        print(f"  {kind:18} " + " ".join(f"{m:{w}.1f}" for m, w in zip(means, (10, 10, 6, 6))))
     return seconds
+
+
+def phases(course_dir: Path, ledger: Path) -> tuple[float, float, float, float]:
+    """Where one notebook's grading time went: (total, until the first cell ran, the
+    cells, after the last cell), from its ledger and the cell timings nbclient records in
+    the graded notebook. "Until the first cell" is nbgrader's process, the kernel's
+    start and the guard's cell; "after" is saving the grades and closing the session."""
+    record = json.loads(ledger.read_text())
+    total = record["seconds"]
+    graded = course_dir / "autograded" / ledger.stem / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    if not graded.exists():
+        return total, float("nan"), float("nan"), float("nan")
+    ran = [cell.metadata["execution"] for cell in nbformat.read(graded, 4).cells
+           if "iopub.execute_input" in cell.get("metadata", {}).get("execution", {})]
+    first = _moment(ran[0]["iopub.execute_input"])
+    last = _moment(ran[-1]["shell.execute_reply"])
+    finished = ledger.stat().st_mtime  # the ledger is written once the grade is saved
+    return total, first - (finished - total), last - first, finished - last
+
+
+def _moment(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 def floor(class_: dict[str, Path]) -> float:

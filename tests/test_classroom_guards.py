@@ -86,3 +86,18 @@ def test_the_summary_names_the_flagged_and_the_failed():
     assert "1 flagged for cheating (bob)" in table
     assert "1 not run to the end (cid)" in table
     assert all(name in CASES for name in ("honest", "not_json"))
+
+
+def test_the_kernel_side_of_the_guard_imports_no_grading_machinery():
+    # Every grading kernel imports it before the learner's first cell: nbgrader, nbformat
+    # and jsonschema would add about 3 s to each notebook of a class (pyspark comes with
+    # the autograder package, which the notebook's own first cell needs anyway).
+    import subprocess
+    import sys
+
+    probe = ("import sys, autograder.kernel_guard\n"
+             "print(sorted({m.split('.')[0] for m in sys.modules} "
+             "& {'nbgrader', 'nbformat', 'jsonschema'}))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True, cwd=Path(__file__).resolve().parent.parent).stdout
+    assert loaded.strip() == "[]"
