@@ -51,6 +51,7 @@ from typing import Any, Callable, Iterable, Sequence
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from .plan import PlanNode, physical_plan
+from .session import is_connect
 from .state import read_state, read_state_metadata
 
 class StreamTimeout(RuntimeError):
@@ -299,7 +300,7 @@ class StreamRun:
     @property
     def _on_connect(self) -> bool:
         """Whether the session is a Spark Connect client (foreachBatch runs on the server)."""
-        return type(self.spark).__module__.startswith("pyspark.sql.connect")
+        return is_connect(self.spark)
 
     def _read_memory_sink(self, new_progress: dict[int, dict]) -> dict[int, list[Row]]:
         """Cut the memory sink's table into the rows of each new micro-batch.
