@@ -16,11 +16,26 @@ does to a stream depends on the stream and nothing else, so the checks ask for i
 Answers are plain JSON data (numbers, strings, lists, dicts; tuples come back as lists),
 whether Spark was just asked or the answer was recorded, so a check sees the same thing
 either way. Each call returns a new copy: a caller cannot change what the next one gets.
+
+Some checks hand the learner's code a **checkpoint** rather than a question: "read the
+counter from this query's state store after each micro-batch". The query, its restart and
+its checkpoints do not depend on the learner, only the reading does. So
+:func:`spark_checkpoints` keeps a copy of the checkpoint after each micro-batch, beside the
+facts about it, and asks Spark to run the query once in the same way: once per process,
+and once per grading run (the copies are recorded in a folder beside the answers file,
+``<answers>.checkpoints``, and a learner's kernel copies that folder into its own temporary
+folder when the checks are imported, before the guard closes the grading folder). A caller
+always gets its own copy of each checkpoint, so a reader that spoils one spoils nothing else.
 """
 from __future__ import annotations
 
+import atexit
+import functools
+import hashlib
 import json
 import os
+import shutil
+import tempfile
 import threading
 from pathlib import Path
 from types import MappingProxyType
@@ -42,8 +57,34 @@ def _recorded() -> MappingProxyType:
         return MappingProxyType({})  # no answers: every question goes to Spark
 
 
+def checkpoints_beside(answers_file: str | os.PathLike) -> Path:
+    """The folder that holds the checkpoints recorded with an answers file."""
+    return Path(answers_file).with_suffix(".checkpoints")
+
+
+@functools.cache
+def _scratch() -> Path:
+    """This process's own folder for copies of checkpoints, removed when it exits."""
+    folder = Path(tempfile.mkdtemp(prefix="spark-checkpoints-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def _recorded_checkpoints() -> Path | None:
+    """A private copy of the checkpoints recorded for this run (None without any)."""
+    path = os.environ.get(ANSWERS_VARIABLE)
+    if not path or not checkpoints_beside(path).is_dir():
+        return None
+    try:
+        return Path(shutil.copytree(checkpoints_beside(path), _scratch() / "recorded"))
+    except OSError:
+        return None  # the checks ask Spark again
+
+
 #: Answers recorded for this run, read-only.
 RECORDED: MappingProxyType = _recorded()
+#: The checkpoints recorded for this run (this process's copy), or None.
+RECORDED_CHECKPOINTS: Path | None = _recorded_checkpoints()
 _asked: dict[str, str] = {}
 _lock = threading.Lock()
 
@@ -63,6 +104,50 @@ def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any
             _asked[key] = known
             _write_record()
     return json.loads(known)
+
+
+def spark_checkpoints(question: str, about: Any,
+                      run_query: Callable[[Callable[[Any, str], None]], None]) -> list[tuple[Any, str]]:
+    """A query's checkpoint after each of its micro-batches, each with a fact about it.
+
+    ``run_query(keep)`` runs the query and calls ``keep(fact, checkpoint)`` after each
+    micro-batch (``fact``: JSON data such as the rows emitted so far; ``checkpoint``: the
+    query's checkpoint folder). It is called only when neither this process nor the run's
+    recorded answers have the query yet. Returns ``[(fact, checkpoint copy), ...]``, one
+    per micro-batch, each copy new and the caller's own.
+    """
+    key = f"{question} {json.dumps(about, sort_keys=True)}"
+    folder = hashlib.sha256(key.encode()).hexdigest()[:16]
+    with _lock:
+        known = _asked.get(key)
+        kept = _kept_checkpoints()
+        if known is None and key in RECORDED and RECORDED_CHECKPOINTS is not None:
+            recorded = json.loads(RECORDED[key])
+            if all((RECORDED_CHECKPOINTS / folder / str(i)).is_dir() for i in range(len(recorded))):
+                known, kept = RECORDED[key], RECORDED_CHECKPOINTS
+    if known is None:
+        facts: list = []
+
+        def keep(fact: Any, checkpoint: str) -> None:
+            shutil.copytree(checkpoint, kept / folder / str(len(facts)), dirs_exist_ok=True)
+            facts.append(fact)
+
+        shutil.rmtree(kept / folder, ignore_errors=True)
+        run_query(keep)
+        known = json.dumps(facts)
+        with _lock:
+            _asked[key] = known
+            _write_record()
+    copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
+    return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
+            for i, fact in enumerate(json.loads(known))]
+
+
+def _kept_checkpoints() -> Path:
+    """Where this process keeps the checkpoints it asked Spark for: beside the record file
+    when recording a run, else in its own scratch folder."""
+    record = os.environ.get(RECORD_VARIABLE)
+    return checkpoints_beside(record) if record else _scratch() / "asked"
 
 
 def _write_record() -> None:

@@ -232,13 +232,14 @@ class Grader:
         """Draw this run's seed and ask Spark once for the answers every notebook needs.
 
         The solution notebook (nbgrader's source, hidden tests included) runs once, with the
-        seed every learner will get, and records what Spark answered each of its checks
-        (:mod:`autograder.answers`). The learners' kernels then read those answers instead
-        of asking Spark again. A resumed run (``reuse``) keeps the seed and the answers of
-        the run it resumes, so one class is graded on one set of streams. Returns a line
-        for the instructor: the seed, and how the solution fared.
+        seed every learner will get, and records what Spark answered each of its checks and
+        the checkpoints some checks hand to the learner's code (:mod:`autograder.answers`).
+        The learners' kernels then read those instead of asking Spark again. A resumed run
+        (``reuse``) keeps the seed and the answers of the run it resumes, so one class is
+        graded on one set of streams. Returns a line for the instructor: the seed, and how
+        the solution fared.
         """
-        from .answers import ANSWERS_VARIABLE, RECORD_VARIABLE
+        from .answers import ANSWERS_VARIABLE, RECORD_VARIABLE, checkpoints_beside
         from .feedback import fresh_seed
 
         folder = self.course.answers_folder(assignment)
@@ -253,6 +254,8 @@ class Grader:
         answers.unlink(missing_ok=True)
         recording = folder / "answers.recording.json"
         recording.unlink(missing_ok=True)
+        for old in (checkpoints_beside(answers), checkpoints_beside(recording)):
+            shutil.rmtree(old, ignore_errors=True)
         seed_file.write_text(seed)  # COURSE_SEED=<it> replays the run's streams
         workdir = Path(tempfile.mkdtemp(prefix=f"grading-answers-{assignment}-"))
         source = self.course.root / "source" / assignment / self.course.notebook_name(assignment)
@@ -281,6 +284,8 @@ class Grader:
             shutil.rmtree(workdir, ignore_errors=True)
         if not recording.exists():
             recording.write_text("{}")
+        if checkpoints_beside(recording).is_dir():  # the checkpoints some checks read
+            checkpoints_beside(recording).rename(checkpoints_beside(answers))
         recording.replace(answers)  # only now: an interrupted run records nothing
         self.assignment_env[assignment] = {"COURSE_SEED": seed, ANSWERS_VARIABLE: str(answers)}
         seconds = time.monotonic() - started

@@ -25,7 +25,7 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .answers import spark_answer
+from .answers import spark_answer, spark_checkpoints
 from .driver import StreamRun
 from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
 from .session import course_session
@@ -154,13 +154,34 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
 
 
 # -- task 3: reading the counter after a restart -------------------------------------------------
+def restarted_limit_checkpoints(spark: SparkSession, sizes: list[int],
+                                limit: int) -> list[tuple[int, str]]:
+    """Run ``limit(limit)`` on a stream, stopped and restarted on its checkpoint after
+    batch 1; after each micro-batch, the rows the sink has received so far and a copy of
+    the checkpoint as it stood then. Spark runs the query once per stream (see
+    :func:`autograder.answers.spark_checkpoints`).
+    """
+    def run_query(keep) -> None:
+        with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
+            for batch_id, rows in enumerate(numbered_rows(sizes)):
+                run.add_batch(rows)
+                if batch_id == 1:
+                    run.restart()
+                keep(len(run.all_output()), run.checkpoint)
+            if stored_count(run.state()) not in (None, len(run.all_output())):
+                raise RuntimeError("the course's state reader disagrees with the sink")
+
+    return spark_checkpoints("global_limit.restarted_limit", [sizes, limit], run_query)
+
+
 def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
                          seed: int | None = None, example: bool = False) -> None:
     """``read_counter(spark, checkpoint)`` must return the rows emitted so far.
 
-    It is called after every micro-batch (the first batch may be empty, leaving no state
-    row: then nothing has been emitted). The query is stopped and restarted on its checkpoint in the middle of the stream; the
-    answer is compared with the rows the sink really received.
+    The query is stopped and restarted on its checkpoint after its second micro-batch.
+    ``read_counter`` is called on the checkpoint as it stood after every micro-batch (a
+    copy of it), and its answer compared with the rows the sink had received by then. The
+    first batch may be empty, leaving no state row: then nothing has been emitted.
     """
     spark = course_session()
     if example:
@@ -168,17 +189,10 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     else:
         seed, ((sizes, limit),) = _streams(seed, 1)
     context = _describe(seed, sizes, limit) + ", restarted after batch 1"
-    with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
-        for batch_id, rows in enumerate(numbered_rows(sizes)):
-            run.add_batch(rows)
-            if batch_id == 1:
-                run.restart()
-            emitted = len(run.all_output())
-            check_equal(read_counter(spark, run.checkpoint), emitted,
-                        "rows emitted so far, read from the state store",
-                        batch=batch_id, revisit=REVISIT_RESTART, context=context)
-        if stored_count(run.state()) not in (None, emitted):  # our own reader agrees
-            raise RuntimeError("the course's state reader disagrees with the sink")
+    for batch_id, (emitted, checkpoint) in enumerate(restarted_limit_checkpoints(spark, sizes, limit)):
+        check_equal(read_counter(spark, checkpoint), emitted,
+                    "rows emitted so far, read from the state store",
+                    batch=batch_id, revisit=REVISIT_RESTART, context=context)
     passed("your reader finds the counter, before and after a restart")
 
 

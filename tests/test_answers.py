@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from autograder import answers
 
@@ -57,3 +58,62 @@ def test_recorded_answers_cannot_be_changed_from_the_notebook():
     except TypeError:
         return
     raise AssertionError("the recorded answers accepted a new entry")
+
+
+
+KEEP_CHECKPOINTS = """
+import json, pathlib, sys
+from autograder.answers import spark_checkpoints
+def run_query(keep):
+    # Stands in for a streaming query: its checkpoint gains one commit file per batch.
+    print("the query ran")
+    checkpoint = pathlib.Path(sys.argv[1])
+    checkpoint.mkdir()
+    for batch in range(3):
+        (checkpoint / f"commit-{batch}").write_text(str(batch))
+        keep({"emitted so far": 2 * batch}, str(checkpoint))
+for reader in ("first", "second"):
+    for fact, copy in spark_checkpoints("demo.checkpoints", [3], run_query):
+        print(reader, json.dumps(fact), sorted(p.name for p in pathlib.Path(copy).iterdir()),
+              pathlib.Path(sys.argv[1]) in pathlib.Path(copy).parents)
+        (pathlib.Path(copy) / "commit-0").unlink()  # a reader that spoils its copy
+"""
+
+
+def _keep_checkpoints(live: Path, **env: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", KEEP_CHECKPOINTS, str(live)], check=True,
+                          capture_output=True, text=True, env={**os.environ, **env})
+    return done.stdout.strip().splitlines()
+
+
+FIRST_BATCHES = [
+    """{"emitted so far": 0} ['commit-0'] False""",
+    """{"emitted so far": 2} ['commit-0', 'commit-1'] False""",
+    """{"emitted so far": 4} ['commit-0', 'commit-1', 'commit-2'] False""",
+]
+
+
+def test_a_checkpoint_is_kept_after_each_batch_and_every_reader_gets_its_own_copy(tmp_path):
+    # The query runs once; each reader sees the checkpoint as it stood after each batch,
+    # in a copy of its own (the first reader's damage does not reach the second).
+    assert _keep_checkpoints(tmp_path / "live") == [
+        "the query ran",
+        *[f"first {line}" for line in FIRST_BATCHES],
+        *[f"second {line}" for line in FIRST_BATCHES],
+    ]
+
+
+def test_a_learner_run_reads_the_checkpoints_the_solution_run_recorded(tmp_path):
+    record = tmp_path / "grading" / "answers.json"
+    record.parent.mkdir()
+    _keep_checkpoints(tmp_path / "solution-live", AUTOGRADER_RECORD_ANSWERS=str(record))
+    assert sorted(p.name for p in answers.checkpoints_beside(record).glob("*/*")) == ["0", "1", "2"]
+
+    # The learner's kernel: the query never runs (its checkpoint folder exists already, so
+    # run_query would fail), and the learner's damage stays in the learner's own copies.
+    learner_live = tmp_path / "learner-live"
+    learner_live.mkdir()
+    lines = _keep_checkpoints(learner_live, AUTOGRADER_ANSWERS=str(record))
+    assert lines == [f"{reader} {line}" for reader in ("first", "second") for line in FIRST_BATCHES]
+    (recorded_last,) = answers.checkpoints_beside(record).glob("*/2")
+    assert sorted(p.name for p in recorded_last.iterdir()) == ["commit-0", "commit-1", "commit-2"]

@@ -73,11 +73,18 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
 
     # The whole class was graded on one run's streams, and Spark answered them once: the
     # solution ran with the run's seed and recorded what the checks asked (tasks 1 and 2's
-    # streams drawn from that seed, task 4's reference query) for the learners' kernels.
+    # streams drawn from that seed, task 3's restarted query with its checkpoint after each
+    # batch, task 4's reference query) for the learners' kernels.
     run = course / "spark-answers" / ASSIGNMENT
     seed = int((run / "seed").read_text())
     recorded = json.loads((run / "answers.json").read_text())
     assert {key.split()[0] for key in recorded} == {"global_limit.limit_run",
+                                                    "global_limit.restarted_limit",
                                                     "global_limit.first_clicks"}
     for sizes, limit in global_limit._streams(seed, 2)[1]:
         assert f"global_limit.limit_run {json.dumps([sizes, limit])}" in recorded
+    ((sizes, limit),) = global_limit._streams(seed, 1)[1]
+    emitted = json.loads(recorded[f"global_limit.restarted_limit {json.dumps([sizes, limit])}"])
+    assert len(emitted) == len(sizes)
+    kept = sorted(p.parent.name for p in (run / "answers.checkpoints").glob("*/*/commits"))
+    assert len(kept) == len(sizes) + len(global_limit.EXAMPLE_SIZES)  # a copy after each batch
