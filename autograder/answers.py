@@ -20,12 +20,13 @@ either way. Each call returns a new copy: a caller cannot change what the next o
 Some checks hand the learner's code a **checkpoint** rather than a question: "read the
 counter from this query's state store after each micro-batch". The query, its restart and
 its checkpoints do not depend on the learner, only the reading does. So
-:func:`spark_checkpoints` keeps a copy of the checkpoint after each micro-batch, beside the
-facts about it, and asks Spark to run the query once in the same way: once per process,
-and once per grading run (the copies are recorded in a folder beside the answers file,
-``<answers>.checkpoints``, and a learner's kernel copies that folder into its own temporary
-folder when the checks are imported, before the guard closes the grading folder). A caller
-always gets its own copy of each checkpoint, so a reader that spoils one spoils nothing else.
+:func:`spark_checkpoints` runs the query, keeps a copy of its checkpoint after each
+micro-batch with the facts about that batch, and remembers them the way answers are
+remembered: once per process, and once per grading run (the copies are recorded in a folder
+beside the answers file, ``<answers>.checkpoints``, which a learner's kernel copies into its
+own temporary folder when the checks are imported, before the guard closes the grading
+folder). A caller always gets its own copy of each checkpoint, so a reader that spoils one
+spoils nothing else.
 """
 from __future__ import annotations
 
