@@ -7,8 +7,9 @@ function the grading command calls:
 * **before running**, :func:`scan_notebook` reads the cells the learner wrote (solution cells
   and any cell they added) and flags code that rebinds or patches the checks
   (``g.check_predicted_output = ...``, a new ``check_predicted_output``), IPython's
-  traceback display, builtins or ``sys.modules``, or that reaches for the gradebook or the
-  solutions;
+  traceback display, builtins or ``sys.modules``, that reaches for the gradebook or the
+  solutions, or that takes the checks' own answers (any name but a ``check_`` function from
+  a checks module the grade cells import, or from :mod:`autograder.answers`);
 * **while running**, :class:`GuardedExecute` (nbgrader's ``Execute`` with one extra first
   cell) installs :func:`autograder.kernel_guard.install` in the kernel: a Python *audit hook*, which no later code
   can remove. It refuses to open the solutions, the gradebook or other learners' files,
@@ -70,6 +71,10 @@ class Flag:
 #: Modules whose attributes a learner has no business replacing.
 _PROTECTED_ROOTS = ("autograder", "IPython", "ipykernel", "builtins", "sys", "pyspark",
                     "nbgrader", "nbclient")
+#: Where Spark's recorded answers live (:mod:`autograder.answers`). Like the modules of
+#: checks the grade cells import, a learner's code has no use for anything in it: asking
+#: the checks' own reference (``global_limit.limit_run``) for an answer is not predicting it.
+ANSWERS_MODULE = "autograder.answers"
 #: Names a learner never needs: the gradebook, the audit machinery, frame-walking.
 _FORBIDDEN_NAMES = {"__builtins__", "sqlite3", "addaudithook", "gradebook", "Gradebook",
                     "nbgrader", "settrace", "setprofile", "get_referrers", "get_objects"}
@@ -83,12 +88,14 @@ def scan_notebook(nb) -> list[Flag]:
     for cell in nb.cells:
         if cell.cell_type == "code" and _nbgrader(cell).get("locked"):
             locked_imports |= _imported_names(cell.source)
+    answer_keys = {ANSWERS_MODULE} | (set(checked_modules(nb)) - {"autograder"})
     flags = []
     for index, cell in enumerate(nb.cells):
         meta = _nbgrader(cell)
         if cell.cell_type != "code" or meta.get("locked") or meta.get("grade"):
             continue  # nbgrader puts back the source of locked cells
-        flags += [Flag(index, what) for what in _scan_source(cell.source, locked_imports)]
+        flags += [Flag(index, what)
+                  for what in _scan_source(cell.source, locked_imports, answer_keys)]
     return flags
 
 
@@ -104,7 +111,7 @@ def _imported_names(source: str) -> set[str]:
     return names
 
 
-def _scan_source(source: str, protected_names: set[str]) -> list[str]:
+def _scan_source(source: str, protected_names: set[str], answer_keys: set[str]) -> list[str]:
     try:
         tree = ast.parse(_without_magics(source))
     except SyntaxError:
@@ -112,12 +119,25 @@ def _scan_source(source: str, protected_names: set[str]) -> list[str]:
     modules = {}  # local name -> module it was imported as
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                modules[alias.asname or alias.name.split(".")[0]] = alias.name
+            for alias in node.names:  # `import a.b` binds a; `import a.b as c` binds a.b
+                name = alias.name if alias.asname else alias.name.split(".")[0]
+                modules[alias.asname or name] = name
         elif isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 modules[alias.asname or alias.name] = f"{node.module}.{alias.name}"
     found = []
+
+    def module_of(expr) -> str | None:
+        """The module an expression names (``g`` or ``autograder.global_limit``), if any."""
+        if isinstance(expr, ast.Name):
+            return modules.get(expr.id)
+        if isinstance(expr, ast.Attribute):
+            parent = module_of(expr.value)
+            return f"{parent}.{expr.attr}" if parent else None
+        return None
+
+    def answer_key(module: str | None, name: str) -> bool:
+        return module in answer_keys and not name.startswith("check_")
 
     def protected(expr) -> str | None:
         root = expr
@@ -145,6 +165,11 @@ def _scan_source(source: str, protected_names: set[str]) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                 and node.name in protected_names:
             found.append(f"redefines {node.name}, which a grade cell uses")
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [f"takes {alias.name} from {node.module}, where the checks keep their "
+                      "answers" for alias in node.names if answer_key(node.module, alias.name)]
+        if isinstance(node, ast.Attribute) and answer_key(module_of(node.value), node.attr):
+            found.append(f"uses {ast.unparse(node)}, where the checks keep their answers")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 bound = alias.asname or alias.name

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.classroom import _grade_cells_after, _runtime_cheats, find_submissions, summary_table
 from autograder.classroom import CellScore, NotebookGrade
-from autograder.grading_guards import checked_modules, scan_notebook
+from autograder.grading_guards import _scan_source, checked_modules, scan_notebook
 from tests.hostile import ASSIGNMENT, CASES, FULL, write_corpus
 from tests.submissions import release_notebook, solution_notebook
 
@@ -28,13 +28,35 @@ def test_the_solution_and_the_release_are_not_flagged():
         assert scan_notebook(nbformat.read(notebook, 4)) == []
 
 
-@pytest.mark.parametrize("name", ["patches_check", "redefines_check", "hides_tracebacks"])
+@pytest.mark.parametrize("name", ["patches_check", "redefines_check", "hides_tracebacks",
+                                  "borrows_answers"])
 def test_a_visible_cheat_is_flagged_in_the_cell_that_holds_it(name, tmp_path):
     flags = flags_of(name, tmp_path)
     assert flags, name
     nb = nbformat.read(tmp_path / f"{name}.ipynb", 4)
     (cell,) = {flag.cell for flag in flags}
     assert nb.cells[cell].metadata["nbgrader"]["grade_id"] == "predict_emitted"
+
+
+ANSWER_KEYS = {"autograder.answers", "autograder.global_limit"}
+
+
+@pytest.mark.parametrize("source, borrows", [
+    ("from autograder.global_limit import limit_run", True),
+    ("import autograder.global_limit as g\ng.limit_run(spark, [1], 1)", True),
+    ("from autograder import global_limit\nglobal_limit.reference_first_clicks(df, 2)", True),
+    ("import autograder\nautograder.answers.RECORDED", True),
+    ("from autograder.answers import spark_answer", True),
+    ("from autograder import read_state, StreamRun, course_session", False),
+    ("from autograder.global_limit import check_counter_reader", False),
+    ("check_predicted_output(predict_emitted, example=True)", False),
+])
+def test_asking_the_checks_own_reference_for_an_answer_is_flagged(source, borrows):
+    """Learners may use the toolkit and call the checks; predicting with the checks' own
+    answers (the truth they compare with, recorded or asked of Spark) is not predicting."""
+    flags = _scan_source(source, set(), ANSWER_KEYS)
+    assert bool(flags) == borrows, flags
+    assert all("where the checks keep their answers" in flag for flag in flags)
 
 
 def test_honest_hostile_code_is_not_called_a_cheat(tmp_path):

@@ -185,6 +185,11 @@ CASES: dict[str, Case] = {
         "for path in glob.glob('../../../*.db'):\n"
         "    db.connect(path).execute('update grade set auto_score = 99')\n")},
         solved=("predict_state",)), ZERO, flagged=True),
+    "borrows_answers": Case(notebook({"predict_emitted": (
+        "from autograder.global_limit import limit_run\n"
+        "def predict_emitted(sizes, limit):\n"
+        "    return [batch['emitted'] for batch in limit_run(spark, sizes, limit)]\n")},
+        solved=("predict_state",)), ZERO, flagged=True),
     # -- honest learners graded beside them -----------------------------------------------
     "honest": Case(lambda target: Path(target).write_bytes(
         solution_notebook(ASSIGNMENT).read_bytes()) and target, FULL),
