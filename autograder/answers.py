@@ -96,15 +96,25 @@ def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any
     ``ask_spark()`` runs the query and returns plain data; it is called only when neither
     this process nor the run's recorded answers know the answer yet.
     """
-    key = f"{question} {json.dumps(about, sort_keys=True)}"
+    key = _key(question, about)
     with _lock:
         known = _asked.get(key, RECORDED.get(key))
     if known is None:
-        known = json.dumps(ask_spark())
-        with _lock:
-            _asked[key] = known
-            _write_record()
+        known = _remember(key, ask_spark())
     return json.loads(known)
+
+
+def _key(question: str, about: Any) -> str:
+    return f"{question} {json.dumps(about, sort_keys=True)}"
+
+
+def _remember(key: str, answer: Any) -> str:
+    """Keep what Spark just answered (and write it down when recording a run)."""
+    known = json.dumps(answer)
+    with _lock:
+        _asked[key] = known
+        _write_record()
+    return known
 
 
 def spark_checkpoints(question: str, about: Any,
@@ -117,7 +127,7 @@ def spark_checkpoints(question: str, about: Any,
     recorded answers have the query yet. Returns ``[(fact, checkpoint copy), ...]``, one
     per micro-batch, each copy new and the caller's own.
     """
-    key = f"{question} {json.dumps(about, sort_keys=True)}"
+    key = _key(question, about)
     folder = hashlib.sha256(key.encode()).hexdigest()[:16]
     with _lock:
         known = _asked.get(key)
@@ -135,10 +145,7 @@ def spark_checkpoints(question: str, about: Any,
 
         shutil.rmtree(kept / folder, ignore_errors=True)
         run_query(keep)
-        known = json.dumps(facts)
-        with _lock:
-            _asked[key] = known
-            _write_record()
+        known = _remember(key, facts)
     copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
     return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
             for i, fact in enumerate(json.loads(known))]

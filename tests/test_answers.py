@@ -60,7 +60,6 @@ def test_recorded_answers_cannot_be_changed_from_the_notebook():
     raise AssertionError("the recorded answers accepted a new entry")
 
 
-
 KEEP_CHECKPOINTS = """
 import json, pathlib, sys
 from autograder.answers import spark_checkpoints
