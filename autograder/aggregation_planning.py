@@ -34,7 +34,7 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer
 from .driver import StreamRun
-from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
+from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain
 from .plan import PlanNode, physical_plan
 from .session import course_session
 
@@ -54,6 +54,8 @@ EVENTS_SCHEMA = "user STRING, ts TIMESTAMP, v INT"
 T0 = datetime(2024, 1, 1, 12, 0, 0)
 #: The watermark delay of the chapter's event-time queries.
 WATERMARK_DELAY = "10 seconds"
+#: Helpers of this module a learner may use freely (the grading guard flags the rest).
+TOOLS = ("at",)
 
 #: The chapter's worked example: three micro-batches of keys.
 EXAMPLE_KEYS = [["a", "b", "a"], ["c", "a"], ["b"]]
@@ -62,6 +64,20 @@ EXAMPLE_EVENTS = [[("a", 1, 1), ("a", 3, 2), ("b", 2, 5)],
                   [("a", 6, 4), ("b", 15, 1)],
                   [("a", 40, 1)]]
 EXAMPLE_GAP = 5
+
+# -- the fixed edge streams every graded check runs besides a random one -------------------------
+#: Keys (task 2): a key twice in one micro-batch, an empty micro-batch, a key coming back.
+EDGE_KEYS = [["a", "a"], [], ["b", "a", "b"], ["c"]]
+#: Keys and shuffle partitions (task 3): one key (one partition) for two micro-batches, an
+#: empty micro-batch, then more keys than partitions. Every micro-batch still uses one
+#: state store instance per shuffle partition.
+EDGE_PARTITIONS = [([["a"], [], ["a", "a"], ["b", "c", "d", "e", "f", "g"]], 4),
+                   ([["a"], ["a"], [], ["b", "c"]], 5)]
+#: Events (task 4): an event 8 s behind the latest, kept by a 10-second watermark (a
+#: shorter one drops it); sessions extended and closed across micro-batches.
+EDGE_SESSIONS = ([[("a", 20, 1), ("b", 21, 2)], [("a", 12, 3), ("b", 24, 4)],
+                  [("a", 50, 5)]], 5)
+FIXED = "a fixed stream"
 
 def at(second: float) -> datetime:
     """The instant ``second`` seconds after :data:`T0`."""
@@ -165,21 +181,39 @@ def _plain_value(value: Any) -> Any:
 
 
 def _rows(rows) -> list[dict]:
-    """Rows as sorted plain dicts (timestamps as text), so two runs can be compared."""
+    """Rows as plain dicts (timestamps as text), in an order that depends on their values
+    only (not on the order of their columns), so two runs can be compared."""
     dicts = [_plain_value(row.asDict(recursive=True)) for row in rows]
-    return sorted(dicts, key=repr)
+    return sorted(dicts, key=lambda row: repr(sorted(row.items())))
+
+
+def _open_sessions(state_rows) -> list[list]:
+    """The sessions a session-window state holds: ``[user, start, end]``, sorted. The
+    aggregation buffers beside them are left out: they depend on how a query spells its
+    aggregates (``count("*")`` or ``sum(lit(1))``), not on what it computes."""
+    sessions = []
+    for row in state_rows:
+        value = row["value"].asDict()
+        window = value.get("session_window")
+        if window is None:  # not a session window: the plan check says so
+            sessions.append([repr(row["key"]), None, None])
+        else:
+            sessions.append([value.get("user"), _plain_value(window["start"]),
+                             _plain_value(window["end"])])
+    return sorted(sessions, key=repr)
 
 
 def session_run(spark: SparkSession, batches, build: Callable[[DataFrame], DataFrame]):
     """Run a sessionized query in append mode; per data micro-batch, what it emitted
-    (including the no-data batch the watermark triggers after it) and the state after."""
+    (including the no-data batch the watermark triggers after it) and the sessions its
+    state holds after it."""
     facts = []
     with StreamRun(spark, EVENTS_SCHEMA, build, output_mode="append") as run:
         for events in batches:
             ran = run.add_batch([(user, at(second), v) for user, second, v in events])
             facts.append({
                 "output": _rows([row for batch in ran for row in batch.output]),
-                "state": _rows(run.state()),
+                "state": _open_sessions(run.state()),
             })
         plan = run.plan()
     return facts, plan
@@ -273,7 +307,8 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
         with StreamRun(spark, EVENTS_SCHEMA, build, output_mode=mode) as run:
             run.add_batch(events)
             truth = [aggregate_mode(node) for node in hash_aggregates(physical_plan(run.query))]
-            got = plain(aggregate_modes(physical_plan(run.query)), "aggregate_modes' answer")
+            got = plain(ask(aggregate_modes, physical_plan(run.query), what="aggregate_modes",
+                            context=description), "aggregate_modes' answer")
         check_equal(got, truth, "the modes of the hash aggregates, source first",
                     revisit=REVISIT_BUFFERS, context=f"{description} ({label})")
     passed(f"the aggregate modes match Spark's plans for {len(queries)} queries")
@@ -284,29 +319,31 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches)`` must give, per micro-batch of ``groupBy("key").count()`` in
     update mode, ``{"output": {key: count}, "state": {key: count}}``: the rows the batch
-    emits and the state store's rows after it."""
+    emits and the state store's rows after it (dicts: the order of keys does not matter)."""
     spark = course_session()
     if example:
-        label, batches = "the chapter's example", EXAMPLE_KEYS
+        streams = [("the chapter's example", EXAMPLE_KEYS, 2)]
     else:
         seed = _seed(seed)
-        label, batches = f"seed {seed}", random_keys(random.Random(seed))
-    context = f"micro-batches of keys {batches} ({label})"
-    truth = keyed_count_run(spark, batches, 2 if example else None)
-    got = plain(predict([list(b) for b in batches]), "predict_counts' answer")
-    check_equal(len(got) if isinstance(got, list) else got, len(truth),
-                "how many micro-batches your answer covers", context=context)
-    for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-        if not isinstance(mine, dict):
-            raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
-                              batch=batch_id, context=context)
-        check_equal(mine.get("state"), spark_did["state"],
-                    "the state rows after this micro-batch, {key: count}",
-                    batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
-        check_equal(mine.get("output"), spark_did["output"],
-                    "the rows this micro-batch emitted in update mode, {key: count}",
-                    batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
-    passed("your outputs and state rows match Spark, batch by batch")
+        streams = [(FIXED, EDGE_KEYS, None), (f"seed {seed}", random_keys(random.Random(seed)), None)]
+    for label, batches, partitions in streams:
+        context = f"micro-batches of keys {batches} ({label})"
+        truth = keyed_count_run(spark, batches, partitions)
+        got = plain(ask(predict, [list(b) for b in batches], what="predict_counts",
+                        context=context), "predict_counts' answer")
+        check_equal(len(got) if isinstance(got, list) else got, len(truth),
+                    "how many micro-batches your answer covers", context=context)
+        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+            if not isinstance(mine, dict):
+                raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
+                                  batch=batch_id, context=context)
+            check_equal(mine.get("state"), spark_did["state"],
+                        "the state rows after this micro-batch, {key: count}",
+                        batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
+            check_equal(mine.get("output"), spark_did["output"],
+                        "the rows this micro-batch emitted in update mode, {key: count}",
+                        batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
+    passed(f"your outputs and state rows match Spark, batch by batch ({len(streams)} stream(s))")
 
 
 # -- task 3: state store instances and state metrics ---------------------------------------------------
@@ -320,63 +357,66 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
     ``numRowsTotal``, ``numRowsUpdated`` and ``numStateStoreInstances``."""
     spark = course_session()
     if example:
-        label, batches, partitions = "the chapter's example", EXAMPLE_KEYS, 2
+        streams = [("the chapter's example", EXAMPLE_KEYS, 2)]
     else:
         seed = _seed(seed)
         rng = random.Random(seed)
-        label, batches, partitions = f"seed {seed}", random_keys(rng), rng.choice([3, 4])
-    context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
-    truth = keyed_count_run(spark, batches, partitions)
-    got = plain(predict([list(b) for b in batches], partitions), "predict_metrics' answer")
-    check_equal(len(got) if isinstance(got, list) else got, len(truth),
-                "how many micro-batches your answer covers", context=context)
-    for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-        if not isinstance(mine, dict):
-            raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
-                              batch=batch_id, context=context)
-        for field in METRIC_FIELDS:
-            revisit = REVISIT_PARTITIONS if field == "numStateStoreInstances" else REVISIT_RESTORE_SAVE
-            check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
-                        batch=batch_id, revisit=revisit, context=context)
-    passed("your state metrics match Spark, batch by batch")
+        streams = [(FIXED, batches, partitions) for batches, partitions in EDGE_PARTITIONS]
+        streams.append((f"seed {seed}", random_keys(rng), rng.choice([3, 4])))
+    for label, batches, partitions in streams:
+        context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
+        truth = keyed_count_run(spark, batches, partitions)
+        got = plain(ask(predict, [list(b) for b in batches], partitions,
+                        what="predict_metrics", context=context), "predict_metrics' answer")
+        check_equal(len(got) if isinstance(got, list) else got, len(truth),
+                    "how many micro-batches your answer covers", context=context)
+        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+            if not isinstance(mine, dict):
+                raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
+                                  batch=batch_id, context=context)
+            for field in METRIC_FIELDS:
+                revisit = REVISIT_PARTITIONS if field == "numStateStoreInstances" else REVISIT_RESTORE_SAVE
+                check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
+                            batch=batch_id, revisit=revisit, context=context)
+    passed(f"your state metrics match Spark, batch by batch ({len(streams)} stream(s))")
 
 
 # -- task 4: a sessionized aggregation -----------------------------------------------------------------
 def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
                    seed: int | None = None, example: bool = False) -> None:
     """``sessions(events, gap_seconds)`` must count the events and sum ``v`` per user and
-    session (columns ``user``, ``session_window``, ``events``, ``total``), with a watermark
-    of 10 seconds, in append mode.
+    session (columns ``user``, ``session_window``, ``events``, ``total``, in any order), with
+    a watermark of 10 seconds, in append mode.
 
-    Checked per micro-batch against the course's own query on the same stream: the rows
-    emitted (with the no-data micro-batch the watermark triggers), the session-window state
-    rows after each batch, and the plan's session-window state operators.
+    Checked per micro-batch against the course's own query on the same streams: the rows
+    emitted (with the no-data micro-batch the watermark triggers, compared as a set), the
+    sessions the state holds after each batch, and the plan's session-window state operators.
     """
     spark = course_session()
     if example:
-        label, (batches, gap) = "the chapter's example", (EXAMPLE_EVENTS, EXAMPLE_GAP)
+        streams = [("the chapter's example", EXAMPLE_EVENTS, EXAMPLE_GAP)]
     else:
         seed = _seed(seed)
-        batches, gap = random_events(random.Random(seed))
-        label = f"seed {seed}"
-    context = f"events (user, second, v) {batches}, gap {gap} s ({label})"
-    got, plan = session_run(spark, batches, lambda df: sessions(df, gap))
-    names = plan.operator_names()
-    for operator in ("SessionWindowStateStoreRestore", "MergingSessions",
-                     "SessionWindowStateStoreSave"):
-        if operator not in names:
-            raise CheckFailed(f"{operator} in your query's plan", operator,
-                              " -> ".join(names), revisit=REVISIT_SESSIONS)
-    truth = spark_answer("aggregation_planning.reference_sessions", [batches, gap],
-                         lambda: session_run(spark, batches,
-                                             lambda df: reference_sessions(df, gap))[0])
-    for number, (mine, spark_did) in enumerate(zip(got, truth)):
-        # Micro-batch ids and input batches differ: the watermark adds no-data batches.
-        check_equal(mine["output"], spark_did["output"],
-                    f"the sessions emitted after input batch {number} (with the no-data "
-                    "micro-batch the watermark may trigger)",
-                    revisit=REVISIT_SESSIONS, context=context)
-        check_equal(mine["state"], spark_did["state"],
-                    f"the session-window state rows after input batch {number}",
-                    revisit=REVISIT_SESSIONS, context=context)
-    passed("your sessions and their state match Spark, batch by batch")
+        streams = [(FIXED, *EDGE_SESSIONS), (f"seed {seed}", *random_events(random.Random(seed)))]
+    for label, batches, gap in streams:
+        context = f"events (user, second, v) {batches}, gap {gap} s ({label})"
+        got, plan = session_run(spark, batches, lambda df: sessions(df, gap))
+        names = plan.operator_names()
+        for operator in ("SessionWindowStateStoreRestore", "MergingSessions",
+                         "SessionWindowStateStoreSave"):
+            if operator not in names:
+                raise CheckFailed(f"{operator} in your query's plan", operator,
+                                  " -> ".join(names), revisit=REVISIT_SESSIONS)
+        truth = spark_answer("aggregation_planning.reference_sessions", [batches, gap],
+                             lambda: session_run(spark, batches,
+                                                 lambda df: reference_sessions(df, gap))[0])
+        for number, (mine, spark_did) in enumerate(zip(got, truth)):
+            # Micro-batch ids and input batches differ: the watermark adds no-data batches.
+            check_equal(mine["output"], spark_did["output"],
+                        f"the sessions emitted after input batch {number} (with the no-data "
+                        "micro-batch the watermark may trigger)",
+                        revisit=REVISIT_SESSIONS, context=context)
+            check_equal(mine["state"], spark_did["state"],
+                        f"the sessions held in the state after input batch {number}, as "
+                        "[user, start, end]", revisit=REVISIT_SESSIONS, context=context)
+    passed(f"your sessions and their state match Spark, batch by batch ({len(streams)} stream(s))")

@@ -6,16 +6,19 @@ both values side by side, what the stream was (with the seed that reproduces it)
 which section of the chapter to reread.
 
 Values from the learner's code are first turned into plain Python values (numbers,
-strings, lists, dicts). Anything else is refused: an object that claims to be equal to
-everything cannot pass a check.
+strings, lists, dicts), rebuilt from their parts: an object that claims to be equal to
+everything cannot pass a check, and an answer is compared for what it means (a tuple or a
+list, a NumPy integer or an int, ``2.0`` or ``2``), never for how it was built.
 """
 from __future__ import annotations
 
+import numbers
 import os
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Callable
 
-_PLAIN_SCALARS = (bool, int, float, str, type(None))
+
 
 
 class CheckFailed(AssertionError):
@@ -44,39 +47,73 @@ class CheckFailed(AssertionError):
 def plain(value: Any, what: str = "the answer") -> Any:
     """``value`` as plain Python data, or :class:`CheckFailed` if it is something else.
 
-    Tuples become lists; dict keys must be strings. Exactly these types are accepted, not
-    subclasses, so a value cannot bring its own idea of equality.
+    What an answer means is kept, how it was built is not: tuples (and Spark's ``Row``)
+    become lists, a ``Counter`` or ``OrderedDict`` a dict, NumPy's numbers Python's. Every
+    value is rebuilt from its parts as an exact ``bool``, ``int``, ``float``, ``str``,
+    ``list`` or ``dict``, so an answer cannot bring its own idea of equality (a list whose
+    ``__eq__`` says yes to everything comes out as the plain list it holds). Dict keys must
+    be strings.
     """
-    kind = type(value)
-    if kind in _PLAIN_SCALARS:
+    if value is None or type(value) in (bool, int, float, str):
         return value
-    if kind in (list, tuple):
-        return [plain(item, what) for item in value]
-    if kind is dict:
-        if not all(type(key) is str for key in value):
-            raise CheckFailed(f"{what} must have string keys", "str keys", list(value))
-        return {key: plain(item, what) for key, item in value.items()}
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [plain(item, what) for item in list(value)]
+    if isinstance(value, Mapping):
+        items = [(plain(key, what), plain(item, what)) for key, item in dict(value).items()]
+        if not all(type(key) is str for key, _ in items):
+            raise CheckFailed(f"{what} must have string keys", "str keys",
+                              [key for key, _ in items])
+        return dict(items)
     raise CheckFailed(
         f"{what} must be plain Python data (numbers, strings, lists, dicts)",
-        "a plain value", f"an object of type {kind.__name__}",
+        "a plain value", f"an object of type {type(value).__name__}",
     )
 
 
 def check_equal(got: Any, expected: Any, what: str, *, batch: int | None = None,
                 revisit: str | None = None, context: str | None = None) -> None:
-    """Raise :class:`CheckFailed` unless ``got`` equals ``expected`` (as plain data)."""
+    """Raise :class:`CheckFailed` unless ``got`` equals ``expected`` (as plain data).
+
+    Numbers compare by value (``2.0`` is the count ``2``), but a truth value is not a
+    number (``True`` does not pass for ``1``) and ``None`` is not ``0``.
+    """
     got = plain(got, what)
     if got != expected or _type_shape(got) != _type_shape(expected):
         raise CheckFailed(what, expected, got, batch=batch, revisit=revisit, context=context)
 
 
 def _type_shape(value: Any) -> Any:
-    """The types inside a value, so that True does not pass for 1, nor 1.0 for 1."""
+    """The kinds of value inside a value: numbers, truth values, text, nothing."""
     if isinstance(value, list):
         return [_type_shape(item) for item in value]
     if isinstance(value, dict):
         return {key: _type_shape(item) for key, item in value.items()}
+    if type(value) in (int, float):
+        return "number"
     return type(value).__name__
+
+
+def ask(function: Callable, *args: Any, what: str, batch: int | None = None,
+        context: str | None = None, revisit: str | None = None) -> Any:
+    """Call the learner's ``function``; an error it raises becomes a lesson naming the
+    stream (and micro-batch) it was called on, the learner's own traceback kept below it.
+    An unfinished task (``NotImplementedError``) is left as it is."""
+    try:
+        return function(*args)
+    except (CheckFailed, NotImplementedError):
+        raise
+    except Exception as error:  # noqa: BLE001 - the learner's code failed: say where
+        raise CheckFailed(f"{what} raised an error", "an answer",
+                          f"{type(error).__name__}: {str(error)[:200]}", batch=batch,
+                          revisit=revisit, context=context) from error
 
 
 def fresh_seed() -> int:

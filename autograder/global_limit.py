@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_checkpoints
 from .driver import StreamRun
-from .feedback import CheckFailed, check_equal, fresh_seed, passed, plain
+from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain
 from .session import course_session
 from .streams import batch_sizes, numbered_rows
 
@@ -44,6 +44,17 @@ IDS_SCHEMA = "id INT"
 
 #: The chapter's worked example, used by the public self-checks.
 EXAMPLE_SIZES, EXAMPLE_LIMIT = [2, 3, 0, 4], 4
+
+#: Streams every graded check runs besides the random ones, each chosen so that a belief the
+#: chapter warns about fails on it whatever the seed: (batch sizes, limit, what it shows).
+EDGE_STREAMS = [
+    ([0, 2, 3, 1], 3, "an empty first micro-batch: no state row until a row is emitted"),
+    ([4, 0, 2], 4, "the limit reached by the first micro-batch: later ones write nothing"),
+    ([1, 1, 0, 5], 10, "a limit never reached: every row passes"),
+]
+#: Streams the counter reader is graded on, restarted after micro-batch 1: nothing emitted
+#: before the restart; the limit reached before it; the limit reached after it.
+EDGE_RESTARTS = [([0, 0, 2, 1], 2), ([3, 2, 0, 1], 3), ([1, 0, 4, 2], 4)]
 
 
 # -- the truth, from Spark ------------------------------------------------------------------
@@ -93,12 +104,15 @@ def _describe(seed, sizes, limit) -> str:
 
 
 def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, list[int], int]]:
-    """The streams a check runs: the chapter's example, or fresh ones from a seed."""
+    """The streams a check runs: the chapter's example; or the edge streams, then fresh
+    ones from a seed."""
     if example:
         return [(f"batch sizes {EXAMPLE_SIZES}, limit({EXAMPLE_LIMIT}) (the chapter's example)",
                  EXAMPLE_SIZES, EXAMPLE_LIMIT)]
     seed, drawn = _streams(seed, streams)
-    return [(_describe(seed, sizes, limit), sizes, limit) for sizes, limit in drawn]
+    edges = [(f"batch sizes {sizes}, limit({limit}) (a fixed stream: {shows})", sizes, limit)
+             for sizes, limit, shows in EDGE_STREAMS]
+    return edges + [(_describe(seed, sizes, limit), sizes, limit) for sizes, limit in drawn]
 
 
 def _one_answer_per_batch(answer, batches: int, what: str, context: str) -> list:
@@ -121,8 +135,9 @@ def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
     cases = _cases(example, seed, streams)
     for context, sizes, limit in cases:
         truth = [batch["emitted"] for batch in limit_run(spark, sizes, limit)]
-        got = _one_answer_per_batch(predict(list(sizes), limit), len(truth),
-                                    "predict_emitted's answer", context)
+        got = _one_answer_per_batch(ask(predict, list(sizes), limit, what="predict_emitted",
+                                        context=context),
+                                    len(truth), "predict_emitted's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             check_equal(mine, spark_did, "rows emitted by this micro-batch",
                         batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
@@ -141,8 +156,9 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
     cases = _cases(example, seed, streams)
     for context, sizes, limit in cases:
         truth = limit_run(spark, sizes, limit)
-        got = _one_answer_per_batch(predict(list(sizes), limit), len(truth),
-                                    "predict_state's answer", context)
+        got = _one_answer_per_batch(ask(predict, list(sizes), limit, what="predict_state",
+                                        context=context),
+                                    len(truth), "predict_state's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             if type(mine) is not dict:
                 raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
@@ -185,15 +201,20 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     """
     spark = course_session()
     if example:
-        seed, (sizes, limit) = "the chapter's example", (EXAMPLE_SIZES, EXAMPLE_LIMIT)
+        streams = [("the chapter's example", EXAMPLE_SIZES, EXAMPLE_LIMIT)]
     else:
         seed, ((sizes, limit),) = _streams(seed, 1)
-    context = _describe(seed, sizes, limit) + ", restarted after batch 1"
-    for batch_id, (emitted, checkpoint) in enumerate(restarted_limit_checkpoints(spark, sizes, limit)):
-        check_equal(read_counter(spark, checkpoint), emitted,
-                    "rows emitted so far, read from the state store",
-                    batch=batch_id, revisit=REVISIT_RESTART, context=context)
-    passed("your reader finds the counter, before and after a restart")
+        streams = [("a fixed stream", *edge) for edge in EDGE_RESTARTS] + [(f"seed {seed}", sizes, limit)]
+    for origin, sizes, limit in streams:
+        context = f"batch sizes {sizes}, limit({limit}) ({origin}), restarted after batch 1"
+        for batch_id, (emitted, checkpoint) in enumerate(
+                restarted_limit_checkpoints(spark, sizes, limit)):
+            answer = ask(read_counter, spark, checkpoint, what="your reader", batch=batch_id,
+                         context=context, revisit=REVISIT_RESTART)
+            check_equal(answer, emitted,
+                        "rows emitted so far, read from the state store",
+                        batch=batch_id, revisit=REVISIT_RESTART, context=context)
+    passed(f"your reader finds the counter, before and after a restart ({len(streams)} stream(s))")
 
 
 # -- task 4: a query with a limit -----------------------------------------------------------------
@@ -221,42 +242,64 @@ def reference_clicks_per_batch(spark: SparkSession, batches: list[list[tuple[int
     return spark_answer("global_limit.first_clicks", [batches, n], ask_spark)
 
 
+#: A stream of events (id, kind) every graded ``first_clicks`` runs besides a random one:
+#: no click in the first micro-batch, the n-th click in the middle of the second, more
+#: clicks after it.
+EDGE_CLICKS = ([[(1, "view"), (2, "view")],
+                [(3, "click"), (4, "view"), (5, "click"), (6, "click")],
+                [(7, "click")], [(8, "view"), (9, "click")]], 2)
+
+
+def _click_streams(example: bool, seed: int | None) -> list[tuple[str, list, int]]:
+    if example:
+        rng = random.Random(7)
+        batches = _event_batches(rng, [3, 4, 2, 5])
+        origin = "seed example"
+    else:
+        seed = fresh_seed() if seed is None else seed
+        rng = random.Random(seed)
+        batches = _event_batches(rng, batch_sizes(rng, batches=(4, 5), rows=(1, 6)))
+        origin = f"seed {seed}"
+    clicks = sum(kind == "click" for batch in batches for _, kind in batch)
+    n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
+    drawn = (f"events {batches}, n={n} ({origin})", batches, n)
+    if example:
+        return [drawn]
+    edge_batches, edge_n = EDGE_CLICKS
+    return [(f"events {edge_batches}, n={edge_n} (a fixed stream)", edge_batches, edge_n), drawn]
+
+
 def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
                        seed: int | None = None, example: bool = False) -> None:
     """``first_clicks(events, n)`` must stream the first ``n`` click events ever.
 
-    Checked per micro-batch against the course's own query on the same stream, and on the
-    plan: the stateful global limit must be the last operator before the sink, with the
-    filter below the local limit.
+    Checked per micro-batch against the course's own query on the same streams (rows
+    compared as a set of ``(id, kind)``), and on the plan: the stateful global limit must be
+    the last operator before the sink, with the filter below the local limit.
     """
     spark = course_session()
-    seed = 7 if example else (fresh_seed() if seed is None else seed)
-    rng = random.Random(seed)
-    sizes = [3, 4, 2, 5] if example else batch_sizes(rng, batches=(4, 5), rows=(1, 6))
-    batches = _event_batches(rng, sizes)
-    clicks = sum(kind == "click" for batch in batches for _, kind in batch)
-    n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
-    context = f"events {batches}, n={n} (seed {'example' if example else seed})"
-
-    expected = reference_clicks_per_batch(spark, batches, n)
-    with StreamRun(spark, EVENTS_SCHEMA, lambda df: first_clicks(df, n)) as run:
-        for batch_id, rows in enumerate(batches):
-            (batch,) = run.add_batch(rows)
-            got = sorted(tuple(r) for r in batch.output)
-            check_equal(got, expected[batch_id],
-                        "the (id, kind) rows this micro-batch emitted",
-                        batch=batch_id, revisit=REVISIT_PLAN, context=context)
-        names = run.plan().operator_names()
-        stateful = [name for name in names if name == "StreamingGlobalLimit"]
-        check_equal(len(stateful), 1, "how many StreamingGlobalLimit operators the plan has",
-                    revisit=REVISIT_PLAN, context=" -> ".join(names))
-        check_equal(names[-1], "StreamingGlobalLimit",
-                    "the last operator before the sink (source first: "
-                    + " -> ".join(names) + ")", revisit=REVISIT_PLAN)
-        if "Filter" not in names or names.index("Filter") > names.index("LocalLimit"):
-            raise CheckFailed("where the filter runs", "Filter before LocalLimit",
-                              " -> ".join(names), revisit=REVISIT_PLAN)
-        check_equal(stored_count(run.state()), sum(len(b) for b in expected),
-                    "the count in the limit's state row", revisit=REVISIT_STATE,
-                    context=context)
-    passed("your query emits the first clicks batch by batch, with the right plan")
+    streams = _click_streams(example, seed)
+    for context, batches, n in streams:
+        expected = reference_clicks_per_batch(spark, batches, n)
+        with StreamRun(spark, EVENTS_SCHEMA, lambda df: first_clicks(df, n)) as run:
+            for batch_id, rows in enumerate(batches):
+                (batch,) = run.add_batch(rows)
+                got = sorted(plain([row["id"], row["kind"]]) for row in batch.output)
+                check_equal(got, expected[batch_id],
+                            "the (id, kind) rows this micro-batch emitted",
+                            batch=batch_id, revisit=REVISIT_PLAN, context=context)
+            names = run.plan().operator_names()
+            stateful = [name for name in names if name == "StreamingGlobalLimit"]
+            check_equal(len(stateful), 1, "how many StreamingGlobalLimit operators the plan has",
+                        revisit=REVISIT_PLAN, context=" -> ".join(names))
+            check_equal(names[-1], "StreamingGlobalLimit",
+                        "the last operator before the sink (source first: "
+                        + " -> ".join(names) + ")", revisit=REVISIT_PLAN)
+            if "Filter" not in names or names.index("Filter") > names.index("LocalLimit"):
+                raise CheckFailed("where the filter runs", "Filter before LocalLimit",
+                                  " -> ".join(names), revisit=REVISIT_PLAN)
+            check_equal(stored_count(run.state()), sum(len(b) for b in expected),
+                        "the count in the limit's state row", revisit=REVISIT_STATE,
+                        context=context)
+    passed(f"your query emits the first clicks batch by batch, with the right plan "
+           f"({len(streams)} stream(s))")

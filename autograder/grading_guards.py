@@ -5,20 +5,25 @@ defends itself at three places, each small and each an nbgrader preprocessor or 
 function the grading command calls:
 
 * **before running**, :func:`scan_notebook` reads the cells the learner wrote (solution cells
-  and any cell they added) and flags code that rebinds or patches the checks
-  (``g.check_predicted_output = ...``, a new ``check_predicted_output``), IPython's
-  traceback display, builtins or ``sys.modules``, that reaches for the gradebook or the
-  solutions, or that takes the checks' own answers (any name but a ``check_`` function from
-  a checks module the grade cells import, or from :mod:`autograder.answers`);
+  and any cell they added) and flags only what has no innocent reading: code that patches
+  the checks or the kernel's error display (``g.check_predicted_output = ...``,
+  ``get_ipython().showtraceback = ...``), that redefines a check the grade cells call, that
+  imports nbgrader, or that takes the checks' own answers (a function or class of a checks
+  module the grade cells import, other than its ``check_`` functions and ``TOOLS``; anything
+  of :mod:`autograder.answers`; the steps and ``run`` of chapter 3's model).
+  Ordinary code that merely looks like the set-up cell's is not flagged: importing ``F``
+  or ``Row`` again, a new ``spark``, a helper named like a set-up name;
 * **while running**, :class:`GuardedExecute` (nbgrader's ``Execute`` with one extra first
   cell) installs :func:`autograder.kernel_guard.install` in the kernel: a Python *audit hook*, which no later code
-  can remove. It refuses to open the solutions, the gradebook or other learners' files,
-  to connect to SQLite, to walk the garbage collector (where the hook's own references
-  live), to rewrite a check function's code, and, under a shared Spark Connect server, to
-  start processes. At the start of each grade cell it puts back every function of the
+  can remove. It refuses to open the solutions, the gradebook or other learners' files
+  (or to connect SQLite to them), to walk the garbage collector (where the hook's own
+  references live), to add another audit hook, to rewrite a check function's code, to set
+  a trace function while a check runs, and, under a shared Spark Connect server, to start
+  processes. At the start of each grade cell it puts back every function of the
   ``autograder`` package, the builtins and IPython's traceback display as they were before
-  the learner's first cell ran, and notes what it had to repair; at the end of each grade
-  cell it looks again (a check's learner function may patch while the check runs);
+  the learner's first cell ran (and clears a trace function a learner's cell left), and
+  notes what it had to repair; at the end of each grade cell it looks again (a check's
+  learner function may patch while the check runs);
 * **after running**, the grading command reads the guard's log: every task whose grade
   cell ran after (or during) a cheat scores zero, and the submission is flagged.
 
@@ -68,40 +73,48 @@ class Flag:
     what: str
 
 
-#: Modules whose attributes a learner has no business replacing.
-_PROTECTED_ROOTS = ("autograder", "IPython", "ipykernel", "builtins", "sys", "pyspark",
-                    "nbgrader", "nbclient")
+#: Modules whose attributes a learner has no business replacing: the course's checks and
+#: the kernel that shows their failures.
+_PROTECTED_ROOTS = ("autograder", "IPython", "ipykernel", "builtins", "nbgrader", "nbclient")
 #: Where Spark's recorded answers live (:mod:`autograder.answers`). Like the modules of
 #: checks the grade cells import, a learner's code has no use for anything in it: asking
 #: the checks' own reference (``global_limit.limit_run``) for an answer is not predicting it.
 ANSWERS_MODULE = "autograder.answers"
-#: Names a learner never needs: the gradebook, the audit machinery, frame-walking.
-_FORBIDDEN_NAMES = {"__builtins__", "sqlite3", "addaudithook", "gradebook", "Gradebook",
-                    "nbgrader", "settrace", "setprofile", "get_referrers", "get_objects"}
-_FORBIDDEN_TEXT = ("solutions/", "gradebook", "BEGIN HIDDEN", "source/", "autograded/",
-                   "submitted/")
+#: The course's model of chapter 3's operator: its steps and its driver answer that
+#: chapter's tasks 1, 2 and 4 (the notebook says so); its small helpers do not.
+MODEL_MODULE = "autograder.save_model"
+MODEL_ANSWERS = {"run", "append_step", "update_step", "complete_step", "STEPS"}
 
 
 def scan_notebook(nb) -> list[Flag]:
-    """Flag learner-written code that tampers with grading. ``nb`` is an nbformat notebook."""
-    locked_imports = set()
+    """Flag learner-written code that tampers with grading. ``nb`` is an nbformat notebook.
+
+    Only what has no innocent reading is flagged: patching the course's modules or the
+    kernel's error display, redefining a check the grade cells call, taking the checks' own
+    answers, importing nbgrader. Ordinary code is left alone even when it looks like the
+    set-up cell's (``from pyspark.sql import functions as F`` again, a new ``spark``, a helper
+    called ``g``): the grade cells import their checks themselves, and the kernel guard puts
+    back the course's modules before each of them. Files, databases and the garbage
+    collector are watched while the notebook runs, not guessed from its text.
+    """
+    check_names = set()
     for cell in nb.cells:
         if cell.cell_type == "code" and _nbgrader(cell).get("locked"):
-            locked_imports |= _imported_names(cell.source)
-    answer_keys = {ANSWERS_MODULE} | (set(checked_modules(nb)) - {"autograder"})
+            check_names |= {name for name in _imported_names(cell.source)
+                            if name.startswith("check_")}
+    answer_keys = {ANSWERS_MODULE, MODEL_MODULE} | (set(checked_modules(nb)) - {"autograder"})
     flags = []
     for index, cell in enumerate(nb.cells):
         meta = _nbgrader(cell)
         if cell.cell_type != "code" or meta.get("locked") or meta.get("grade"):
             continue  # nbgrader puts back the source of locked cells
-        flags += [Flag(index, what)
-                  for what in _scan_source(cell.source, locked_imports, answer_keys)]
+        flags += [Flag(index, what) for what in scan_source(cell.source, check_names, answer_keys)]
     return flags
 
 
 def _imported_names(source: str) -> set[str]:
     try:
-        tree = ast.parse(source)
+        tree = ast.parse(_without_magics(source))
     except SyntaxError:
         return set()
     names = set()
@@ -111,12 +124,41 @@ def _imported_names(source: str) -> set[str]:
     return names
 
 
-def _scan_source(source: str, protected_names: set[str], answer_keys: set[str]) -> list[str]:
+def is_answer(module: str | None, name: str, answer_keys: set[str]) -> bool:
+    """Whether ``module.name`` gives a check's answer away.
+
+    In a checks module (or :mod:`autograder.answers`), every function and class but the
+    ``check_`` functions and the helpers the module lists in ``TOOLS``: the references,
+    the runs whose answers the checks compare with, the course's own processors. Constants
+    (the chapter's example streams, schemas) are free. Anything of :mod:`autograder.answers`.
+    In the model, its steps and ``run``.
+    """
+    if module not in answer_keys or name.startswith(("check_", "__")):
+        return False
+    if module == MODEL_MODULE:
+        return name in MODEL_ANSWERS
+    if module == ANSWERS_MODULE:
+        return True  # the recorded answers themselves, and the ways to ask for them
+    import importlib
+    try:
+        found = importlib.import_module(module)
+    except Exception:  # noqa: BLE001 - a module that does not import gives nothing away
+        return False
+    value = getattr(found, name, None)
+    return callable(value) and name not in getattr(found, "TOOLS", ())
+
+
+def scan_source(source: str, check_names: set[str], answer_keys: set[str]) -> list[str]:
+    """What one learner cell does that has no innocent reading (see :func:`scan_notebook`).
+
+    ``check_names`` are the checks the grade cells call by name; ``answer_keys`` the modules
+    whose answers a learner may not take (:func:`is_answer`).
+    """
     try:
         tree = ast.parse(_without_magics(source))
     except SyntaxError:
         return []  # it fails when run, and scores nothing by itself
-    modules = {}  # local name -> module it was imported as
+    modules = {}  # local name -> module (or module.name) it was imported as
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:  # `import a.b` binds a; `import a.b as c` binds a.b
@@ -135,9 +177,6 @@ def _scan_source(source: str, protected_names: set[str], answer_keys: set[str]) 
             parent = module_of(expr.value)
             return f"{parent}.{expr.attr}" if parent else None
         return None
-
-    def answer_key(module: str | None, name: str) -> bool:
-        return module in answer_keys and not name.startswith("check_")
 
     def protected(expr) -> str | None:
         root = expr
@@ -158,44 +197,44 @@ def _scan_source(source: str, protected_names: set[str], answer_keys: set[str]) 
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
             targets = [node.target]
         for target in targets:
-            if isinstance(target, (ast.Attribute, ast.Subscript)) and protected(target.value):
-                found.append(f"replaces {ast.unparse(target)} (part of {protected(target.value)})")
-            if isinstance(target, ast.Name) and target.id in protected_names:
-                found.append(f"rebinds {target.id}, which a grade cell uses")
+            for part in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+                if isinstance(part, (ast.Attribute, ast.Subscript)) and protected(part.value):
+                    found.append(f"replaces {ast.unparse(part)} (part of {protected(part.value)})")
+                elif isinstance(part, ast.Attribute) and part.attr in DISPLAY_ATTRIBUTES \
+                        and part.attr != "kernel":
+                    found.append(f"replaces {ast.unparse(part)}, which shows errors")
+                if isinstance(part, ast.Name) and part.id in check_names:
+                    found.append(f"rebinds {part.id}, a check the grade cells call")
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
-                and node.name in protected_names:
-            found.append(f"redefines {node.name}, which a grade cell uses")
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found += [f"takes {alias.name} from {node.module}, where the checks keep their "
-                      "answers" for alias in node.names if answer_key(node.module, alias.name)]
-        if isinstance(node, ast.Attribute) and answer_key(module_of(node.value), node.attr):
-            found.append(f"uses {ast.unparse(node)}, where the checks keep their answers")
+                and node.name in check_names:
+            found.append(f"redefines {node.name}, a check the grade cells call")
         if isinstance(node, (ast.Import, ast.ImportFrom)):
+            origin = getattr(node, "module", None) or ""
             for alias in node.names:
                 bound = alias.asname or alias.name
-                origin = getattr(node, "module", None) or ""
-                if bound in protected_names and not origin.startswith("autograder"):
-                    found.append(f"rebinds {bound}, which a grade cell uses")
-                if (origin or alias.name).split(".")[0] in ("sqlite3", "nbgrader", "builtins") \
-                        or alias.name in ("sqlite3", "builtins"):
+                if bound in check_names and not (origin.startswith("autograder")
+                                                 and alias.name == bound):
+                    found.append(f"rebinds {bound}, a check the grade cells call")
+                if (origin or alias.name).split(".")[0] in ("nbgrader", "nbclient"):
                     found.append(f"imports {origin or alias.name}")
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found += [f"takes {alias.name} from {node.module}, where the checks keep their "
+                      "answers" for alias in node.names
+                      if is_answer(node.module, alias.name, answer_keys)]
+        if isinstance(node, ast.Attribute) and is_answer(module_of(node.value), node.attr,
+                                                          answer_keys):
+            found.append(f"uses {ast.unparse(node)}, where the checks keep their answers")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id in ("setattr", "delattr") and node.args \
-                and protected(node.args[0]):
-            found.append(f"{node.func.id} on {protected(node.args[0])}")
-        if isinstance(node, ast.Attribute) and node.attr in DISPLAY_ATTRIBUTES \
-                and (protected(node.value) or node.attr != "kernel"):
-            found.append(f"touches {ast.unparse(node)}")
-        if isinstance(node, ast.Attribute) and node.attr == "modules" \
-                and isinstance(node.value, ast.Name) and modules.get(node.value.id) == "sys":
-            found.append("touches sys.modules")
-        if isinstance(node, ast.Name) and node.id in _FORBIDDEN_NAMES:
-            found.append(f"uses {node.id}")
-        if isinstance(node, ast.Attribute) and node.attr in _FORBIDDEN_NAMES:
-            found.append(f"uses {ast.unparse(node)}")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                and any(text in node.value for text in _FORBIDDEN_TEXT):
-            found.append(f"names grading files ({node.value[:60]!r})")
+                and node.func.id in ("setattr", "delattr") and node.args:
+            name = node.args[1] if len(node.args) > 1 else None
+            if protected(node.args[0]):
+                found.append(f"{node.func.id} on {protected(node.args[0])}")
+            elif isinstance(name, ast.Constant) and name.value in DISPLAY_ATTRIBUTES \
+                    and name.value != "kernel":
+                found.append(f"{node.func.id} of {name.value}, which shows errors")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "set_custom_exc":
+            found.append("replaces how IPython shows errors (set_custom_exc)")
     return sorted(set(found))
 
 

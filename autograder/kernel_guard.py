@@ -62,7 +62,22 @@ def install(checked: list[str] = ("autograder",)) -> None:
     pristine_shell = {name: vars(shell).get(name) for name in shell_names} if shell else {}
     pristine_class = {cls: {name: vars(cls)[name] for name in shell_names if name in vars(cls)}
                       for cls in (shell_class.__mro__ if shell_class else ())}
-    state = {"cell": None}
+    state = {"cell": None, "resetting": False}
+
+    def clear_tracing() -> None:
+        """A trace or profile function a learner's cell left would run inside the checks:
+        take it away (it is the learner's own cell that loses it, not a cheat by itself)."""
+        import threading
+        state["resetting"] = True
+        try:
+            if sys.gettrace() is not None:
+                sys.settrace(None)
+            if sys.getprofile() is not None:
+                sys.setprofile(None)
+            threading.settrace(None)
+            threading.setprofile(None)
+        finally:
+            state["resetting"] = False
 
     def log(event: str, **fields) -> None:
         line = json.dumps({"event": event, "cell": state["cell"], **fields}) + "\n"
@@ -124,6 +139,8 @@ def install(checked: list[str] = ("autograder",)) -> None:
             for mark, kind in ((START_MARK, "start"), (END_MARK, "end")):
                 if mark in names:
                     grade_id = next((c for c in code.co_consts if isinstance(c, str)), "")
+                    if kind == "start":
+                        clear_tracing()
                     state["cell"] = grade_id
                     log(kind)
                     for what in repair():
@@ -139,8 +156,20 @@ def install(checked: list[str] = ("autograder",)) -> None:
                 log("denied", what=f"{event} {args[0]}")
                 raise PermissionError("grading: this file is not yours")
         elif event == "sqlite3.connect":
-            log("denied", what="sqlite3.connect")
-            raise PermissionError("grading: no databases from a notebook")
+            database = args[0] if args else ""
+            if isinstance(database, (str, bytes)) and os.fsdecode(database) in ("", ":memory:"):
+                return  # a learner's own database in memory
+            if not isinstance(database, (str, bytes, os.PathLike)) \
+                    or os.fsdecode(database).startswith("file:") or denied(os.fspath(database)):
+                log("denied", what=f"sqlite3.connect {database!r}")
+                raise PermissionError("grading: this database is not yours")
+        elif event in ("sys.settrace", "sys.setprofile"):
+            if state["cell"] is not None and not state["resetting"]:
+                log("denied", what=f"{event} while a check runs")
+                raise PermissionError("grading: no tracing while a check runs")
+        elif event == "sys.addaudithook":
+            log("denied", what="sys.addaudithook")
+            raise RuntimeError("grading: the grading guard is the only audit hook")
         elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents"):
             log("denied", what=event)
             raise PermissionError("grading: the garbage collector is off limits")

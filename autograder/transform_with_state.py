@@ -46,6 +46,10 @@ REVISIT_READER = f'{CHAPTER}, section "Reading the state back"'
 #: The start of event time in every stream of this chapter.
 T0 = datetime(2024, 1, 1, 12, 0, 0)
 HOUR_MS = 3_600_000
+#: Helpers of this module a learner may use freely (the grading guard flags the rest:
+#: the reference processors and the runs the checks compare with).
+TOOLS = ("ms", "custom_metrics", "no_data_batches_disabled", "state_variables",
+         "pending_timers", "stored_keys")
 _LEARNER, _REFERENCE = "learner", "reference"
 _WHO = "__who"
 
@@ -155,6 +159,18 @@ def state_rows_per_key(run: StreamRun, operator: int) -> dict[str, int]:
     return dict(sorted(counts.items()))
 
 
+def stored_values(run: StreamRun, operator: int) -> dict[str, list]:
+    """Each key's stored values, over all the operator's variables: ``{key: [value...]}``,
+    each value flattened to its fields (whatever the variables and fields are named)."""
+    values: dict[str, list] = {}
+    for variable in state_variables(run, operator):
+        for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
+            value = row["value"]
+            fields = list(value) if isinstance(value, tuple) else [value]
+            values.setdefault(str(row.key[0]), []).extend(fields)
+    return {key: sorted(found, key=repr) for key, found in sorted(values.items())}
+
+
 def pending_timers(run: StreamRun, operator: int) -> list:
     """The registered timers of the operator as [key..., expiry in ms]."""
     rows = run.state(operatorId=operator, readRegisteredTimers=True)
@@ -162,7 +178,10 @@ def pending_timers(run: StreamRun, operator: int) -> list:
 
 
 class _Scenario:
-    """Feeds batches to a side-by-side run and compares every micro-batch's output."""
+    """Feeds batches to a side-by-side run and compares every micro-batch's output.
+
+    ``context`` names the stream in a failure's lesson; a check that runs a fixed edge
+    stream before the seed's sets it to the part being fed."""
 
     def __init__(self, run: StreamRun, context: str, revisit: str):
         self.run, self.context, self.revisit = run, context, revisit
@@ -279,15 +298,23 @@ EXAMPLE_SESSIONS = [
 ]
 
 
-def _session_batches(rng: random.Random) -> list[list[tuple[str, int]]]:
+def _session_batches(rng: random.Random, start: int = 0) -> list[list[tuple[str, int]]]:
     batches = []
     for number in range(3):
-        rows = [(user, 30 * number + rng.randint(0, 8))
+        at = start + 30 * number
+        rows = [(user, at + rng.randint(0, 8))
                 for user in ("ann", "bob", "cid") for _ in range(rng.randint(0, 2))]
         if number and rng.random() < 0.7:       # a row far behind the watermark
-            rows.append((rng.choice(("ann", "bob", "dan")), 30 * number - 40))
-        batches.append(rows or [("eve", 30 * number)])
+            rows.append((rng.choice(("ann", "bob", "dan")), at - 40))
+        batches.append(rows or [("eve", at)])
     return batches
+
+
+#: The fixed part of every graded session stream, before the seed's (which starts at
+#: 100 s): ann's second event arrives while her first timer is pending (her timer must be
+#: replaced, not added to), bob's timer fires when cid moves the watermark, and ann's row at
+#: 2 s comes after the watermark passed it (dropped before the processor sees it).
+EDGE_SESSIONS = [[("ann", 0), ("bob", 1)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
 
 
 def _at(seconds: int) -> datetime:
@@ -296,25 +323,39 @@ def _at(seconds: int) -> datetime:
 
 def check_session_tracker(tracker: type, *, seed: int | None = None,
                           example: bool = False) -> None:
-    """``tracker(gap_ms)`` must emit one summary per closed session and leave no state."""
+    """``tracker(gap_ms)`` must emit one summary per closed session, keep exactly one timer
+    per open session, and leave no state behind a closed one.
+
+    After every micro-batch the check compares, with the course's processor: the rows
+    emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
+    """
     spark = course_session()
     seed = _seed(seed, example)
-    batches = EXAMPLE_SESSIONS if example else _session_batches(random.Random(seed))
-    context = _context("(user, seconds after T0)", seed, batches)
+    parts = [(_context("(user, seconds after T0)", seed, EXAMPLE_SESSIONS), EXAMPLE_SESSIONS)]
+    if not example:
+        drawn = _session_batches(random.Random(seed), start=100)
+        parts = [(f"(user, seconds after T0), batches {EDGE_SESSIONS} (a fixed stream)",
+                  EDGE_SESSIONS),
+                 (_context("(user, seconds after T0)", seed, drawn), drawn)]
     quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
-              context=context, eventTimeExtractor=lambda row: ms(row.ts))
+              context=parts[0][0], eventTimeExtractor=lambda row: ms(row.ts))
     query = side_by_side(sessions, tracker(SESSION_GAP_MS), CourseSessionTracker(SESSION_GAP_MS))
     with StreamRun(spark, SESSION_SCHEMA, query) as run:
-        scenario = _Scenario(run, context, REVISIT_TIMERS)
-        for rows in batches:
-            scenario.add([(user, _at(second)) for user, second in rows])
-        ids = operator_ids(run)
-        check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
-                    "the users that still hold state at the end (a session whose timer fired "
-                    "must leave nothing behind)", revisit=REVISIT_CLEAR, context=context)
-        check_equal(pending_timers(run, ids[_LEARNER]), pending_timers(run, ids[_REFERENCE]),
-                    "the timers still registered at the end, as [user, expiry ms] (one per open "
-                    "session)", revisit=REVISIT_TIMERS, context=context)
+        scenario = _Scenario(run, parts[0][0], REVISIT_TIMERS)
+        for context, batches in parts:
+            scenario.context = context
+            for rows in batches:
+                (*_, last) = scenario.add([(user, _at(second)) for user, second in rows])
+                ids = operator_ids(run)
+                check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
+                            "the users that hold state after this micro-batch (a session whose "
+                            "timer fired must leave nothing behind)", batch=last.batch_id,
+                            revisit=REVISIT_CLEAR, context=context)
+                check_equal(pending_timers(run, ids[_LEARNER]),
+                            pending_timers(run, ids[_REFERENCE]),
+                            "the timers registered after this micro-batch, as [user, expiry ms] "
+                            "(exactly one per open session: a new event replaces the timer)",
+                            batch=last.batch_id, revisit=REVISIT_TIMERS, context=context)
     passed(f"your sessions match Spark's reference over {len(scenario.records)} micro-batches")
 
 
@@ -348,6 +389,9 @@ def deduplicated(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
 
 
 EXAMPLE_DEDUP = [["a", "a", "b"], ["a", "c"], ["b", "c", "c"]]
+#: The first micro-batches of every graded stream: an id seen again in the next micro-batch
+#: (its memory has expired: emitted again), and with several copies.
+EDGE_DEDUP = [["a", "a", "b"], ["a", "b", "b"]]
 
 
 def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = False) -> None:
@@ -363,7 +407,8 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
         batches, ttl = EXAMPLE_DEDUP, HOUR_MS
     else:
         rng = random.Random(seed)
-        batches = [[rng.choice("abcde") for _ in range(rng.randint(1, 5))] for _ in range(3)]
+        batches = EDGE_DEDUP + [[rng.choice("abcde") for _ in range(rng.randint(1, 5))]
+                                for _ in range(3)]
         ttl = 1
     context = _context(f"ids, TTL {ttl} ms", seed, batches)
     quick_try(dedup(ttl), {"a": [Row(id="a")]}, time_mode="ProcessingTime", context=context)
@@ -511,6 +556,10 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
         users = [[rng.choice(("ann", "bob", "cid")) for _ in range(rng.randint(1, 5))]
                  for _ in range(3)]
         n = rng.randint(1, 3)
+        # A fixed user, whatever the seed: more than n rows in the first micro-batch, two
+        # more in the second (a limit per micro-batch lets them through), none in the third.
+        users[0] += ["zed"] * (n + 1)
+        users[1] += ["zed"] * 2
     batches, seq = [], 0
     for names in users:
         batches.append([(name, seq + i) for i, name in enumerate(names)])
@@ -532,4 +581,7 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
         check_equal(state_rows_per_key(run, ids[_LEARNER]), state_rows_per_key(run, ids[_REFERENCE]),
                     "state rows per user at the end (one counter each)",
                     revisit=REVISIT_READER, context=context)
+        check_equal(stored_values(run, ids[_LEARNER]), stored_values(run, ids[_REFERENCE]),
+                    "the value stored per user at the end: how many of their rows were let "
+                    "through", revisit=REVISIT_READER, context=context)
     passed(f"your limit lets the first {n} rows of each user through, with one counter each")

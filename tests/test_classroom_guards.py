@@ -11,7 +11,7 @@ import pytest
 
 from autograder.classroom import _grade_cells_after, _runtime_cheats, find_submissions, summary_table
 from autograder.classroom import CellScore, NotebookGrade
-from autograder.grading_guards import _scan_source, checked_modules, scan_notebook
+from autograder.grading_guards import checked_modules, scan_notebook, scan_source
 from tests.hostile import ASSIGNMENT, CASES, FULL, write_corpus
 from tests.submissions import release_notebook, solution_notebook
 
@@ -54,7 +54,7 @@ ANSWER_KEYS = {"autograder.answers", "autograder.global_limit"}
 def test_asking_the_checks_own_reference_for_an_answer_is_flagged(source, borrows):
     """Learners may use the toolkit and call the checks; predicting with the checks' own
     answers (the truth they compare with, recorded or asked of Spark) is not predicting."""
-    flags = _scan_source(source, set(), ANSWER_KEYS)
+    flags = scan_source(source, set(), ANSWER_KEYS)
     assert bool(flags) == borrows, flags
     assert all("where the checks keep their answers" in flag for flag in flags)
 
@@ -123,3 +123,49 @@ def test_the_kernel_side_of_the_guard_imports_no_grading_machinery():
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             check=True, cwd=Path(__file__).resolve().parent.parent).stdout
     assert loaded.strip() == "[]"
+
+
+CHECKS = {"check_predicted_output", "check_sessions"}
+KEYS = {"autograder.answers", "autograder.save_model", "autograder.global_limit",
+        "autograder.state_store_save", "autograder.transform_with_state"}
+
+
+@pytest.mark.parametrize("source", [
+    "from pyspark.sql import functions as F",                       # the set-up cell's F, again
+    "import pyspark.sql.functions as F",
+    "from pyspark.sql import Row\nfrom pyspark.sql.streaming import StatefulProcessor",
+    "from pyspark.sql import SparkSession\nspark = SparkSession.builder.getOrCreate()",
+    "from autograder import course_session\nspark = course_session()",
+    "g = events.groupBy('user')",                                  # a helper named like a module
+    "def read_state(x):\n    return x",
+    "path = '/data/resource/source/events.csv'",                    # paths that merely look close
+    "def f():\n    '''Unlike the solutions/ folder, the gradebook is not mine.'''",
+    "import sqlite3\nsqlite3.connect(':memory:').execute('select 1')",
+    "import sys\nloaded = 'pyspark' in sys.modules\nsys.path.append('.')",
+    "import builtins\nprint(builtins.len([1]))",
+    "from autograder.global_limit import check_predicted_output",   # the same check again
+    "from autograder.global_limit import EXAMPLE_SIZES, EXAMPLE_LIMIT",
+    "import autograder.state_store_save as m\nbatches = m.EXAMPLE_BATCHES",
+    "from autograder.transform_with_state import ms",
+    "from autograder.save_model import window_of, is_expired",
+    "class Tracker:\n    def __init__(self):\n        self.kernel = 3",
+])
+def test_ordinary_learner_code_is_not_flagged(source):
+    assert scan_source(source, CHECKS, KEYS) == []
+
+
+@pytest.mark.parametrize("source", [
+    "from autograder.save_model import run",                        # the course's model answers
+    "import autograder.save_model as sm\nsm.update_step({}, [], None, 10)",
+    "from autograder.transform_with_state import CourseSessionTracker",
+    "check_predicted_output = print",
+    "from mine import check_predicted_output",
+    "def check_sessions(*a):\n    pass",
+    "ip = get_ipython()\nip.showtraceback = lambda *a: None",
+    "setattr(get_ipython(), 'showtraceback', None)",
+    "get_ipython().set_custom_exc((Exception,), lambda *a: None)",
+    "import nbgrader.api",
+    "import autograder.global_limit as g\ng.check_predicted_output = print",
+])
+def test_what_has_no_innocent_reading_is_flagged(source):
+    assert scan_source(source, CHECKS, KEYS) != []
