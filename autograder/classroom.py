@@ -64,6 +64,11 @@ c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplemente
 # Per cell: a cell still running after this many seconds is interrupted (and scores zero).
 c.Execute.timeout = {cell_timeout}
 c.Execute.interrupt_on_timeout = True
+# ... and says so, in the graded notebook and in the learner's feedback.
+c.Execute.error_on_timeout = {{
+    "ename": "CellTimeoutError",
+    "evalue": "{timeout_message}",
+    "traceback": ["CellTimeoutError: {timeout_message}"]}}
 # A grade cell the learner deleted is put back (nbgrader finds it in the gradebook).
 c.OverwriteCells.add_missing_cells = True
 c.Autograde.autograde_preprocessors = [
@@ -131,7 +136,8 @@ class GradingCourse:
         self.root = Path(root).resolve()
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "nbgrader_config.py").write_text(
-            _CONFIG.format(root=str(self.root), cell_timeout=cell_timeout))
+            _CONFIG.format(root=str(self.root), cell_timeout=cell_timeout,
+                           timeout_message=timeout_message(cell_timeout)))
         self.db_url = f"sqlite:///{self.root}/gradebook.db"
         self._db_lock = threading.Lock()
 
@@ -365,6 +371,12 @@ class Grader:
                     outcome, detail = FAILED, _last_error(log_text)
             self._record_zero(assignment, student)
 
+        if (autograded / name).exists():
+            stopped = cells_out_of_time(autograded / name)
+            if stopped:
+                detail = (detail + "; " if detail else "") + \
+                    f"stopped at the {self.limits.cell_timeout} s cell limit: {', '.join(stopped)}"
+
         flags = [f"cell {f.cell}: {f.what}" for f in static]
         affected = set()
         for f in static:
@@ -459,6 +471,30 @@ class Grader:
             graded = gradebook.find_submission_notebook(name, assignment, student)
             cells = {grade.name: CellScore(grade.score, grade.max_score) for grade in graded.grades}
         return NotebookGrade(student, cells, outcome, list(flags), detail)
+
+
+def timeout_message(cell_timeout: int) -> str:
+    """What a learner reads in a cell that grading stopped."""
+    return (f"this cell was still running after {cell_timeout} s, the time a cell may take "
+            "when grading: it was stopped and scores zero (look for a loop that never ends "
+            "or a query that waits for ever)")
+
+
+def cells_out_of_time(notebook: Path) -> list[str]:
+    """The cells of a graded notebook that grading stopped at the cell time limit, named by
+    their nbgrader id (``test_predict_emitted``) or, for a learner's own cell, position."""
+    import nbformat
+    try:
+        nb = nbformat.read(notebook, as_version=4)
+    except Exception:  # noqa: BLE001 - nothing to say about a notebook that is not one
+        return []
+    stopped = []
+    for index, cell in enumerate(nb.cells):
+        if any(output.get("output_type") == "error" and output.get("ename") == "CellTimeoutError"
+               for output in cell.get("outputs", [])):
+            grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            stopped.append(grade_id or f"cell {index}")
+    return stopped
 
 
 def _session_url(remote: str) -> str:

@@ -87,4 +87,5 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     emitted = json.loads(recorded[f"global_limit.restarted_limit {json.dumps([sizes, limit])}"])
     assert len(emitted) == len(sizes)
     kept = sorted(p.parent.name for p in (run / "answers.checkpoints").glob("*/*/commits"))
-    assert len(kept) == len(sizes) + len(global_limit.EXAMPLE_SIZES)  # a copy after each batch
+    edges = sum(len(edge_sizes) for edge_sizes, _ in global_limit.EDGE_RESTARTS)
+    assert len(kept) == len(sizes) + len(global_limit.EXAMPLE_SIZES) + edges  # one per batch

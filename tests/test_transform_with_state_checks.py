@@ -71,7 +71,7 @@ class TimerClearsStateForMe(StatefulProcessor):
 
 
 def test_relying_on_the_timer_to_clear_state_leaves_state_behind(spark):
-    with pytest.raises(CheckFailed, match="still hold state"):
+    with pytest.raises(CheckFailed, match="hold state after this micro-batch"):
         check_session_tracker(TimerClearsStateForMe, example=True)
 
 

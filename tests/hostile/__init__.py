@@ -133,7 +133,8 @@ CASES: dict[str, Case] = {
                                      edit=_swap("predict_emitted", "test_predict_emitted")), ZERO),
     # -- code that never ends, kills its kernel, or leaves Spark in a mess -----------------
     "endless_loop": Case(notebook({"predict_emitted": "while True:\n    pass\n"},
-                                  solved=("predict_state",)), STATE_ONLY),
+                                  solved=("predict_state",)), STATE_ONLY,
+                         detail=f"stopped at the {CELL_TIMEOUT} s cell limit: predict_emitted"),
     # each cell stays under the cell timeout; together they pass the notebook's
     "sleeper": Case(notebook({"predict_emitted": "import time\ntime.sleep(145)\n",
                               "predict_state": "import time\ntime.sleep(145)\n",
