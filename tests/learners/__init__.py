@@ -111,3 +111,43 @@ def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> Non
                          "exec"), namespace)
     check, answer = task_check(nb, grade_id)
     namespace[check](namespace[answer], seed=seed)
+
+
+# -- the corpus's tests, one module per chapter ------------------------------------------------
+def corpus_tests(assignment: str, *, seed: int = 11, right_answers: bool = True):
+    """The two tests each chapter's corpus module runs (``tests/test_learners_*.py``):
+
+    * no notebook of the corpus is flagged by the static scan;
+    * each misconception fails its task **on a fixed edge stream** (the lesson's stream is
+      not one drawn from the seed), so it fails whatever the seed; and, with
+      ``right_answers``, each right answer passes every check (the benchmark
+      ``scripts/benchmark_grading_quality.py`` grades them all, on several seeds).
+    """
+    import pytest
+
+    from autograder.feedback import CheckFailed
+    from autograder.grading_guards import scan_notebook
+
+    corpus = {learner.name: learner for learner in learners(assignment)}
+    cases = [(name, grade_id, points > 0)
+             for name, learner in sorted(corpus.items())
+             if learner.kind == "misconception" or (right_answers and learner.kind == "correct")
+             for grade_id, points in expected_points(assignment, learner).items()
+             if learner.kind == "correct" or points == 0]
+
+    @pytest.mark.parametrize("name", sorted(corpus))
+    def test_no_learner_is_flagged(name):
+        assert scan_notebook(corpus[name].notebook(assignment)) == []
+
+    @pytest.mark.parametrize("name, grade_id, passes", cases)
+    def test_each_task_is_graded_right_whatever_the_seed(spark, name, grade_id, passes):
+        if passes:
+            run_task(assignment, corpus[name], grade_id, seed)
+            return
+        with pytest.raises(CheckFailed) as failure:
+            run_task(assignment, corpus[name], grade_id, seed)
+        assert "seed" not in (failure.value.context or ""), (
+            f"{name} fails {grade_id} only on a stream drawn from the seed: "
+            f"{failure.value.lesson()}")
+
+    return test_no_learner_is_flagged, test_each_task_is_graded_right_whatever_the_seed
