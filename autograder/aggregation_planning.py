@@ -282,17 +282,31 @@ EXAMPLE_QUERIES = [
      "append"),
 ]
 
+#: Queries every graded check of task 1 plans besides the seed's: one of each shape, with
+#: aggregate functions other than the examples' count.
+EDGE_QUERIES = [
+    ("groupBy('user').agg(max, avg) in update mode",
+     lambda df: df.groupBy("user").agg(F.max("v").alias("max"), F.avg("v").alias("avg")),
+     "update"),
+    ("groupBy('user', session_window('ts', '4 seconds')).agg(sum, min) in append mode",
+     lambda df: (df.withWatermark("ts", WATERMARK_DELAY)
+                   .groupBy("user", F.session_window("ts", "4 seconds"))
+                   .agg(F.sum("v").alias("sum"), F.min("v").alias("min"))),
+     "append"),
+]
+
 
 def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
                           seed: int | None = None, example: bool = False) -> None:
     """``aggregate_modes(plan)`` must give the mode of every hash aggregate, source first.
 
-    The plans come from real queries: the chapter's two examples, or one plain and one
-    session-window aggregation with random aggregate functions.
+    The plans come from real queries: the chapter's two examples; when grading, the two
+    :data:`EDGE_QUERIES`, then one plain and one session-window aggregation with random
+    aggregate functions.
     """
     spark = course_session()
     if example:
-        label, queries = "the chapter's examples", EXAMPLE_QUERIES
+        cases = [(query, "the chapter's examples") for query in EXAMPLE_QUERIES]
     else:
         seed = _seed(seed)
         rng = random.Random(seed)
@@ -301,17 +315,18 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
             plain_or_session = [random_aggregation(rng) for _ in range(20)]
             other = next(q for q in plain_or_session if q[2] != queries[0][2])
             queries[1] = other
-        label = f"seed {seed}"
+        cases = [(query, FIXED) for query in EDGE_QUERIES] + \
+            [(query, f"seed {seed}") for query in queries]
     events = [(user, at(second), v) for user, second, v in EXAMPLE_EVENTS[0]]
-    for description, build, mode in queries:
+    for (description, build, mode), label in cases:
         with StreamRun(spark, EVENTS_SCHEMA, build, output_mode=mode) as run:
             run.add_batch(events)
             truth = [aggregate_mode(node) for node in hash_aggregates(physical_plan(run.query))]
             got = plain(ask(aggregate_modes, physical_plan(run.query), what="aggregate_modes",
-                            context=description), "aggregate_modes' answer")
+                            context=f"{description} ({label})"), "aggregate_modes' answer")
         check_equal(got, truth, "the modes of the hash aggregates, source first",
                     revisit=REVISIT_BUFFERS, context=f"{description} ({label})")
-    passed(f"the aggregate modes match Spark's plans for {len(queries)} queries")
+    passed(f"the aggregate modes match Spark's plans for {len(cases)} queries")
 
 
 # -- task 2: what restore and save leave in the state ------------------------------------------------
@@ -400,13 +415,15 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
         streams = [(FIXED, *EDGE_SESSIONS), (f"seed {seed}", *random_events(random.Random(seed)))]
     for label, batches, gap in streams:
         context = f"events (user, second, v) {batches}, gap {gap} s ({label})"
-        got, plan = session_run(spark, batches, lambda df: sessions(df, gap))
+        got, plan = ask(session_run, spark, batches, lambda df: sessions(df, gap),
+                        what="your sessions query", context=context, revisit=REVISIT_SESSIONS)
         names = plan.operator_names()
         for operator in ("SessionWindowStateStoreRestore", "MergingSessions",
                          "SessionWindowStateStoreSave"):
             if operator not in names:
                 raise CheckFailed(f"{operator} in your query's plan", operator,
-                                  " -> ".join(names), revisit=REVISIT_SESSIONS)
+                                  " -> ".join(names), revisit=REVISIT_SESSIONS,
+                                  context=context)
         truth = spark_answer("aggregation_planning.reference_sessions", [batches, gap],
                              lambda: session_run(spark, batches,
                                                  lambda df: reference_sessions(df, gap))[0])

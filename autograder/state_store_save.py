@@ -190,9 +190,12 @@ def _seed(seed: int | None) -> int:
 #: * a data micro-batch that does not move the watermark (no no-data micro-batch after it),
 #:   rows behind the watermark in a micro-batch of their own, and a late row in a batch that
 #:   moves the watermark;
-#: * a delay of 0, where a window ends exactly at the watermark (late, and expired).
+#: * a delay of 0, where a window ends exactly at the watermark (late, and expired);
+#: * a watermark past a window's start but not its end (the window stays open), and an
+#:   event that is late only by the latest event of an earlier micro-batch.
 EDGE_STREAMS = [([[20, 22], [5, 21], [40], [3]], 10),
-                ([[5, 20], [12], [31]], 0)]
+                ([[5, 20], [12], [31]], 0),
+                ([[3, 8], [15], [9]], 2)]
 
 
 def _cases(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:
