@@ -236,13 +236,17 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0][:300] if text else type(error).__name__
 
 
-def _context(what: str, seed: Any, batches: list) -> str:
-    return f"{what}, batches {batches} (seed {seed})"
+EXAMPLE = "the chapter's example"
+FIXED = "a fixed stream"
 
 
-def _seed(seed: int | None, example: bool) -> Any:
-    if example:
-        return "the chapter's example"
+def _context(what: str, label: str, batches: list) -> str:
+    """How a lesson names a stream: what it holds, its batches and where it comes from
+    (:data:`EXAMPLE`, :data:`FIXED` or ``seed N``)."""
+    return f"{what}, batches {batches} ({label})"
+
+
+def _seed(seed: int | None) -> int:
     return fresh_seed() if seed is None else seed
 
 
@@ -330,13 +334,13 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
     emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
     """
     spark = course_session()
-    seed = _seed(seed, example)
-    parts = [(_context("(user, seconds after T0)", seed, EXAMPLE_SESSIONS), EXAMPLE_SESSIONS)]
+    what = "(user, seconds after T0)"
+    parts = [(_context(what, EXAMPLE, EXAMPLE_SESSIONS), EXAMPLE_SESSIONS)]
     if not example:
+        seed = _seed(seed)
         drawn = _session_batches(random.Random(seed), start=100)
-        parts = [(f"(user, seconds after T0), batches {EDGE_SESSIONS} (a fixed stream)",
-                  EDGE_SESSIONS),
-                 (_context("(user, seconds after T0)", seed, drawn), drawn)]
+        parts = [(_context(what, FIXED, EDGE_SESSIONS), EDGE_SESSIONS),
+                 (_context(what, f"seed {seed}", drawn), drawn)]
     quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
               context=parts[0][0], eventTimeExtractor=lambda row: ms(row.ts))
     query = side_by_side(sessions, tracker(SESSION_GAP_MS), CourseSessionTracker(SESSION_GAP_MS))
@@ -389,49 +393,62 @@ def deduplicated(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
 
 
 EXAMPLE_DEDUP = [["a", "a", "b"], ["a", "c"], ["b", "c", "c"]]
-#: The first micro-batches of every graded stream: an id seen again in the next micro-batch
-#: (its memory has expired: emitted again), and with several copies.
+#: The fixed stream of every graded run: ids seen again in the next micro-batch, with
+#: several copies. Run with a TTL of an hour (remembered: not emitted again) and of 1 ms
+#: (forgotten by then: emitted again), it separates a memory that never expires from one
+#: that is never consulted.
 EDGE_DEDUP = [["a", "a", "b"], ["a", "b", "b"]]
 
 
 def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = False) -> None:
     """``dedup(ttl_ms)`` must emit an id again only once its memory has expired.
 
-    The example keeps ids for an hour (nothing expires while it runs); the graded streams
-    use a 1 ms TTL, which has expired by the next micro-batch whatever the clock says,
-    because a micro-batch takes far longer than 1 ms (the check verifies that too).
+    The example keeps ids for an hour (nothing expires while it runs). When grading, a query
+    with a 1 ms TTL runs the fixed stream then the seed's micro-batches: 1 ms has expired by
+    the next micro-batch whatever the clock says, because a micro-batch takes far longer
+    than 1 ms (the check verifies that too); then a query with a TTL of an hour runs the
+    fixed stream again (an id seen again is still remembered). After every micro-batch the rows emitted are compared; after every part, that
+    a state variable has a time to live and the ids remembered in the state store. (How many
+    values the TTL clean-up removes depends on how the memory is kept, a value or a list of
+    sightings, so it is not compared.)
     """
     spark = course_session()
-    seed = _seed(seed, example)
     if example:
-        batches, ttl = EXAMPLE_DEDUP, HOUR_MS
+        runs = [(HOUR_MS, [(EXAMPLE, EXAMPLE_DEDUP)])]
     else:
+        seed = _seed(seed)
         rng = random.Random(seed)
-        batches = EDGE_DEDUP + [[rng.choice("abcde") for _ in range(rng.randint(1, 5))]
-                                for _ in range(3)]
-        ttl = 1
-    context = _context(f"ids, TTL {ttl} ms", seed, batches)
-    quick_try(dedup(ttl), {"a": [Row(id="a")]}, time_mode="ProcessingTime", context=context)
+        drawn = [[rng.choice("abcde") for _ in range(rng.randint(1, 5))] for _ in range(3)]
+        runs = [(1, [(FIXED, EDGE_DEDUP), (f"seed {seed}", drawn)]),
+                (HOUR_MS, [(FIXED, EDGE_DEDUP)])]
+    runs = [(ttl, [(_context(f"ids, TTL {ttl} ms", label, batches), batches)
+                   for label, batches in parts]) for ttl, parts in runs]
+    quick_try(dedup(runs[0][0]), {"a": [Row(id="a")]}, time_mode="ProcessingTime",
+              context=runs[0][1][0][0])
+    for ttl, parts in runs:
+        _dedup_run(spark, dedup, ttl, parts)
+    passed("your de-duplicator matches Spark's reference with a TTL of "
+           + " and of ".join("an hour" if ttl == HOUR_MS else f"{ttl} ms" for ttl, _ in runs))
+
+
+def _dedup_run(spark: SparkSession, dedup: type, ttl: int, parts: list) -> None:
     query = side_by_side(deduplicated, dedup(ttl), CourseDedup(ttl))
     with no_data_batches_disabled(spark), StreamRun(spark, DEDUP_SCHEMA, query) as run:
-        scenario = _Scenario(run, context, REVISIT_TTL)
-        for rows in batches:
-            (record,) = scenario.add([(i,) for i in rows])
-            if record.progress["durationMs"]["triggerExecution"] <= ttl and ttl == 1:
-                raise RuntimeError("a micro-batch took under 1 ms: the TTL reasoning fails")
+        scenario = _Scenario(run, parts[0][0], REVISIT_TTL)
+        for context, batches in parts:
+            scenario.context = context
+            for rows in batches:
+                (record,) = scenario.add([(i,) for i in rows])
+                if ttl == 1 and record.progress["durationMs"]["triggerExecution"] <= ttl:
+                    raise RuntimeError("a micro-batch took under 1 ms: the TTL reasoning fails")
             ids = operator_ids(run)
-            check_equal(custom_metrics(record, ids[_LEARNER])["numValuesRemovedDueToTTLExpiry"],
-                        custom_metrics(record, ids[_REFERENCE])["numValuesRemovedDueToTTLExpiry"],
-                        "numValuesRemovedDueToTTLExpiry (values the TTL clean-up removed)",
+            ttl_flags = {v["ttlEnabled"] for v in state_variables(run, ids[_LEARNER])}
+            check_equal(True in ttl_flags, True,
+                        "a state variable of yours with a time to live (ttlEnabled in "
+                        "state-metadata)", revisit=REVISIT_TTL, context=context)
+            check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
+                        "the ids remembered in the state store after these micro-batches",
                         batch=record.batch_id, revisit=REVISIT_TTL, context=context)
-        ids = operator_ids(run)
-        ttl_flags = sorted({v["ttlEnabled"] for v in state_variables(run, ids[_LEARNER])})
-        check_equal(ttl_flags, [True], "ttlEnabled of your state variables (state-metadata)",
-                    revisit=REVISIT_TTL, context=context)
-        check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
-                    "the ids remembered in the state store at the end",
-                    revisit=REVISIT_TTL, context=context)
-    passed(f"your de-duplicator matches Spark's reference with a TTL of {ttl} ms")
 
 
 # -- task 3: initial state with several rows per key ----------------------------------------------
@@ -468,44 +485,56 @@ def counts_from(initial: DataFrame) -> Build:
 
 EXAMPLE_INITIAL = [("ann", 10), ("ann", 5), ("bob", 7)]
 EXAMPLE_COUNTS = [["ann"], ["ann", "bob"], ["bob", "cid"]]
+#: The fixed case of every graded run: a user with two starting rows seen in micro-batch 0
+#: (their sum, not one of them, starts the count), a user who starts only after the restart,
+#: and a user with no starting row.
+EDGE_INITIAL = ([("ann", 3), ("bob", 2), ("bob", 5)], [["bob", "cid"], ["ann", "bob"], ["cid"]])
 
 
 def check_starting_counts(counter: type, *, seed: int | None = None,
                           example: bool = False) -> None:
     """``counter()`` must count from the initial state, adding up a user's several rows.
 
-    The query is restarted on its checkpoint after micro-batch 0: the initial state is not
-    applied again, so the counts simply go on.
+    Each query is restarted on its checkpoint after micro-batch 0: the initial state is not
+    applied again, so the counts simply go on. When grading, a fixed case runs, then the
+    seed's.
     """
     spark = course_session()
-    seed = _seed(seed, example)
     if example:
-        initial, batches = EXAMPLE_INITIAL, EXAMPLE_COUNTS
+        cases = [(EXAMPLE_INITIAL, EXAMPLE_COUNTS, EXAMPLE)]
     else:
-        rng = random.Random(seed)
-        initial = [(user, rng.randint(1, 20)) for user in ("ann", "bob", "cid", "dan")
-                   if rng.random() < 0.5]
-        twice = rng.choice(("ann", "bob", "cid", "dan"))   # one user with two rows at least
-        initial += [(twice, rng.randint(1, 20)), (twice, rng.randint(1, 20))]
-        batches = [[rng.choice(("ann", "bob", "cid", "dan")) for _ in range(rng.randint(1, 4))]
-                   for _ in range(3)]
-        batches[0].append(twice)      # so that the two starting rows show in the output
-    context = _context(f"initial state {initial}, users", seed, batches) + ", restarted after batch 0"
-    quick_try(counter(), {"ann": [Row(user="ann")]}, context=context,
+        seed = _seed(seed)
+        cases = [(*EDGE_INITIAL, FIXED), (*_random_counts(random.Random(seed)), f"seed {seed}")]
+    cases = [(initial, batches,
+              _context(f"initial state {initial}, users", label, batches)
+              + ", restarted after batch 0") for initial, batches, label in cases]
+    quick_try(counter(), {"ann": [Row(user="ann")]}, context=cases[0][2],
               initialStateRow=[("ann", Row(user="ann", n=1))])
-    initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
-    query = side_by_side(counts_from(initial_df), counter(), CourseStartingCounts())
-    with StreamRun(spark, COUNT_SCHEMA, query) as run:
-        scenario = _Scenario(run, context, REVISIT_INITIAL)
-        for number, rows in enumerate(batches):
-            scenario.add([(user,) for user in rows])
-            if number == 0:
-                run.restart()
-        ids = operator_ids(run)
-        check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
-                    "the users that hold state at the end (every user of the initial state "
-                    "and of the stream)", revisit=REVISIT_INITIAL, context=context)
+    for initial, batches, context in cases:
+        initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
+        query = side_by_side(counts_from(initial_df), counter(), CourseStartingCounts())
+        with StreamRun(spark, COUNT_SCHEMA, query) as run:
+            scenario = _Scenario(run, context, REVISIT_INITIAL)
+            for number, rows in enumerate(batches):
+                scenario.add([(user,) for user in rows])
+                if number == 0:
+                    run.restart()
+            ids = operator_ids(run)
+            check_equal(stored_keys(run, ids[_LEARNER]), stored_keys(run, ids[_REFERENCE]),
+                        "the users that hold state at the end (every user of the initial "
+                        "state and of the stream)", revisit=REVISIT_INITIAL, context=context)
     passed("your counts start from the initial state and survive a restart")
+
+
+def _random_counts(rng: random.Random) -> tuple[list, list]:
+    """An initial state (one user with two rows at least) and three micro-batches of users."""
+    users = ("ann", "bob", "cid", "dan")
+    initial = [(user, rng.randint(1, 20)) for user in users if rng.random() < 0.5]
+    twice = rng.choice(users)
+    initial += [(twice, rng.randint(1, 20)), (twice, rng.randint(1, 20))]
+    batches = [[rng.choice(users) for _ in range(rng.randint(1, 4))] for _ in range(3)]
+    batches[0].append(twice)      # so that the two starting rows show in the output
+    return initial, batches
 
 
 # -- task 4: the first N rows of every key ----------------------------------------------------------
@@ -546,42 +575,52 @@ COUNTED_METRICS = ("numValueStateVars", "numListStateVars", "numMapStateVars")
 
 def check_first_n(first_n: type, *, seed: int | None = None, example: bool = False) -> None:
     """``first_n(n)`` must let through the first ``n`` rows of each user (lowest ``seq``),
-    keeping a single value per user in the state store."""
+    keeping a single value per user in the state store.
+
+    When grading, the query first runs a fixed part (one user, ``zed``: more than ``n`` rows
+    in the first micro-batch, two more in the second, which a limit per micro-batch lets
+    through), then the seed's micro-batches. After each part the operator's state-variable
+    metrics, the state rows per user and the value each user holds are compared.
+    """
     spark = course_session()
-    seed = _seed(seed, example)
     if example:
         users, n = EXAMPLE_FIRST
+        parts = [(EXAMPLE, users)]
     else:
+        seed = _seed(seed)
         rng = random.Random(seed)
         users = [[rng.choice(("ann", "bob", "cid")) for _ in range(rng.randint(1, 5))]
                  for _ in range(3)]
         n = rng.randint(1, 3)
-        # A fixed user, whatever the seed: more than n rows in the first micro-batch, two
-        # more in the second (a limit per micro-batch lets them through), none in the third.
-        users[0] += ["zed"] * (n + 1)
-        users[1] += ["zed"] * 2
-    batches, seq = [], 0
-    for names in users:
-        batches.append([(name, seq + i) for i, name in enumerate(names)])
-        seq += len(names)
-    context = _context(f"(user, seq), n={n}", seed, batches)
-    quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]}, context=context)
+        parts = [(FIXED, [["zed"] * (n + 1), ["zed"] * 2]), (f"seed {seed}", users)]
+    numbered, seq = [], 0
+    for label, names_per_batch in parts:
+        batches = []
+        for names in names_per_batch:
+            batches.append([(name, seq + i) for i, name in enumerate(names)])
+            seq += len(names)
+        numbered.append((_context(f"(user, seq), n={n}", label, batches), batches))
+    quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]}, context=numbered[0][0])
     query = side_by_side(first_rows, first_n(n), CourseFirstN(n))
     with StreamRun(spark, FIRST_SCHEMA, query) as run:
-        scenario = _Scenario(run, context, REVISIT_LIFE_CYCLE)
-        for rows in batches:
-            scenario.add(rows)
-        ids = operator_ids(run)
-        last = scenario.records[-1]
-        for metric in COUNTED_METRICS:
-            check_equal(custom_metrics(last, ids[_LEARNER])[metric],
-                        custom_metrics(last, ids[_REFERENCE])[metric],
-                        f"{metric} (state variables declared, summed over partitions)",
-                        batch=last.batch_id, revisit=REVISIT_LIFE_CYCLE, context=context)
-        check_equal(state_rows_per_key(run, ids[_LEARNER]), state_rows_per_key(run, ids[_REFERENCE]),
-                    "state rows per user at the end (one counter each)",
-                    revisit=REVISIT_READER, context=context)
-        check_equal(stored_values(run, ids[_LEARNER]), stored_values(run, ids[_REFERENCE]),
-                    "the value stored per user at the end: how many of their rows were let "
-                    "through", revisit=REVISIT_READER, context=context)
+        scenario = _Scenario(run, numbered[0][0], REVISIT_LIFE_CYCLE)
+        for context, batches in numbered:
+            scenario.context = context
+            for rows in batches:
+                scenario.add(rows)
+            ids = operator_ids(run)
+            last = scenario.records[-1]
+            for metric in COUNTED_METRICS:
+                check_equal(custom_metrics(last, ids[_LEARNER])[metric],
+                            custom_metrics(last, ids[_REFERENCE])[metric],
+                            f"{metric} (state variables declared, summed over partitions)",
+                            batch=last.batch_id, revisit=REVISIT_LIFE_CYCLE, context=context)
+            check_equal(state_rows_per_key(run, ids[_LEARNER]),
+                        state_rows_per_key(run, ids[_REFERENCE]),
+                        "state rows per user after these micro-batches (one counter each)",
+                        batch=last.batch_id, revisit=REVISIT_READER, context=context)
+            check_equal(stored_values(run, ids[_LEARNER]), stored_values(run, ids[_REFERENCE]),
+                        "the value stored per user after these micro-batches: how many of "
+                        "their rows were let through", batch=last.batch_id,
+                        revisit=REVISIT_READER, context=context)
     passed(f"your limit lets the first {n} rows of each user through, with one counter each")

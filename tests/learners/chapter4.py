@@ -718,6 +718,28 @@ class FirstN(StatefulProcessor):
 }
 
 
+#: A list of sightings as the memory: each copy is appended (so the TTL clean-up removes
+#: several values per id), and an id is emitted when its list is empty.
+SIGHTINGS_LIST = {**MOVE_WHEN_NEEDED, "ttl_dedup": '''
+class TtlDedup(StatefulProcessor):
+    def __init__(self, ttl_ms):
+        self.ttl_ms = ttl_ms
+
+    def init(self, handle):
+        self.sightings = handle.getListState("sightings", "id STRING", ttlDurationMs=self.ttl_ms)
+
+    def handleInputRows(self, key, rows, timerValues):
+        copies = [(row.id,) for row in rows]
+        remembered = self.sightings.exists()
+        self.sightings.appendList(copies)
+        if not remembered:
+            yield Row(id=key[0], copies=len(copies))
+
+    def close(self):
+        pass
+'''}
+
+
 LEARNERS = [
     Learner("self_contained_structtypes", "correct", "Imports Row and StatefulProcessor again "
             "in every cell, declares StructType schemas with LONG values, keeps the session in "
@@ -730,6 +752,9 @@ LEARNERS = [
     Learner("move_when_needed", "correct", "Moves the session's timer only when its deadline "
             "changes, builds rows from dicts or keywords in another order, reads the initial "
             "row by name and takes the first rows with islice.", MOVE_WHEN_NEEDED, FULL),
+    Learner("sightings_list", "correct", "Remembers an id as a list of its sightings with a "
+            "time to live, one value per copy, and emits it when the list is empty.",
+            SIGHTINGS_LIST, FULL),
     # -- misconceptions -----------------------------------------------------------------------
     Learner("stale_timers_kept", "misconception", "Registers a new timer at each new event "
             "without deleting the old one, and ignores an outdated timer when it fires.",
