@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env bench clean release widgets chromium bench-book grade bench-grading
+.PHONY: book test test-hostile env bench clean release widgets chromium bench-book grade bench-grading lab lab-instructor
 
 env: $(STAMP)
 
@@ -44,6 +44,15 @@ release: env
 	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader generate_assignment $$assignment --force \
 	    --CourseDirectory.db_url=sqlite:///$(CURDIR)/.course-work/release.db || exit 1; \
 	done
+
+# JupyterLab on 127.0.0.1 from the course's .venv (lab/README.md): a learner's opens in
+# exercises/ without nbgrader's instructor tools; an instructor's has them all.
+# Options for JupyterLab: make lab LAB_OPTIONS="--port 8890 --no-browser".
+lab: env
+	$(BIN)/python scripts/lab.py learner $(LAB_OPTIONS)
+
+lab-instructor: env
+	$(BIN)/python scripts/lab.py instructor $(LAB_OPTIONS)
 
 bench: env
 	$(BIN)/python scripts/benchmark.py

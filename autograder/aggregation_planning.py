@@ -34,8 +34,8 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer
 from .driver import StreamRun
-from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain
-from .plan import PlanNode, physical_plan
+from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain, stop_if_unfinished
+from .plan import PlanNode, parse_plan, physical_plan
 from .session import course_session
 
 CHAPTER = "chapter 2, How Spark plans a streaming aggregation"
@@ -296,6 +296,21 @@ EDGE_QUERIES = [
 ]
 
 
+#: A small plan of ``groupBy("user").count()``, written by hand: the learner's function reads
+#: it first, so an unfinished task says so before Spark plans anything.
+SKETCHED_PLAN = parse_plan("""\
+WriteToDataSourceV2 MicroBatchWrite
++- *(4) HashAggregate(keys=[user#1], functions=[count(1)])
+   +- StateStoreSave [user#1], state info, Update, 0, 0, 2
+      +- *(3) HashAggregate(keys=[user#1], functions=[merge_count(1)])
+         +- StateStoreRestore [user#1], state info, 2
+            +- *(2) HashAggregate(keys=[user#1], functions=[merge_count(1)])
+               +- Exchange hashpartitioning(user#1, 2)
+                  +- *(1) HashAggregate(keys=[user#1], functions=[partial_count(1)])
+                     +- FileScan json [user#1]
+""")
+
+
 def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
                           seed: int | None = None, example: bool = False) -> None:
     """``aggregate_modes(plan)`` must give the mode of every hash aggregate, source first.
@@ -305,6 +320,7 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
     aggregate functions.
     """
     spark = course_session()
+    stop_if_unfinished(aggregate_modes, SKETCHED_PLAN)
     if example:
         cases = [(query, "the chapter's examples") for query in EXAMPLE_QUERIES]
     else:
@@ -343,9 +359,9 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
         streams = [(FIXED, EDGE_KEYS, None), (f"seed {seed}", random_keys(random.Random(seed)), None)]
     for label, batches, partitions in streams:
         context = f"micro-batches of keys {batches} ({label})"
-        truth = keyed_count_run(spark, batches, partitions)
         got = plain(ask(predict, [list(b) for b in batches], what="predict_counts",
                         context=context), "predict_counts' answer")
+        truth = keyed_count_run(spark, batches, partitions)
         check_equal(len(got) if isinstance(got, list) else got, len(truth),
                     "how many micro-batches your answer covers", context=context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
@@ -380,9 +396,9 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
         streams.append((f"seed {seed}", random_keys(rng), rng.choice([3, 4])))
     for label, batches, partitions in streams:
         context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
-        truth = keyed_count_run(spark, batches, partitions)
         got = plain(ask(predict, [list(b) for b in batches], partitions,
                         what="predict_metrics", context=context), "predict_metrics' answer")
+        truth = keyed_count_run(spark, batches, partitions)
         check_equal(len(got) if isinstance(got, list) else got, len(truth),
                     "how many micro-batches your answer covers", context=context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
@@ -408,6 +424,7 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
     sessions the state holds after each batch, and the plan's session-window state operators.
     """
     spark = course_session()
+    stop_if_unfinished(sessions, spark.createDataFrame([], EVENTS_SCHEMA), EXAMPLE_GAP)
     if example:
         streams = [("the chapter's example", EXAMPLE_EVENTS, EXAMPLE_GAP)]
     else:

@@ -9,6 +9,14 @@ Values from the learner's code are first turned into plain Python values (number
 strings, lists, dicts), rebuilt from their parts: an object that claims to be equal to
 everything cannot pass a check, and an answer is compared for what it means (a tuple or a
 list, a NumPy integer or an int, ``2.0`` or ``2``), never for how it was built.
+
+In a notebook a failed check shows its lesson alone, not a traceback through the course's
+files (IPython asks the exception how to show itself, ``_render_traceback_``); when the
+learner's own code raised the error, its traceback follows, cut down to the learner's
+lines. nbgrader keeps what IPython showed, so a graded notebook's feedback has the same
+text. A task whose function still raises the released stub's ``NotImplementedError`` gets
+a one-line hint, :class:`TaskNotDone`, and the checks ask the learner's function before
+they ask Spark, so the hint comes at once.
 """
 from __future__ import annotations
 
@@ -18,7 +26,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, Callable
 
-
+from .learner_code import learner_traceback, unfinished_in
 
 
 class CheckFailed(AssertionError):
@@ -42,6 +50,37 @@ class CheckFailed(AssertionError):
         if self.revisit:
             lines.append(f"  revisit: {self.revisit}")
         return "\n".join(lines)
+
+    def shown(self) -> str:
+        """What a notebook shows for this failure: the lesson, then, when the learner's code
+        raised the error behind it, the learner's lines of that error's traceback."""
+        lines = self.lesson().splitlines() or [""]
+        lines[0] = f"✘ {lines[0]}"
+        if self.__cause__ is not None:
+            mine = learner_traceback(self.__cause__)
+            if mine:
+                lines += ["", "where your code raised it:", *mine]
+        return "\n".join(lines)
+
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows these strings instead of a traceback (Jupyter joins them with
+        newlines, nbconvert's HTML without: hence one string holding every line)."""
+        try:
+            return [self.shown()]
+        except Exception:  # noqa: BLE001 - showing a failure must never fail
+            return [str(self)]
+
+
+class TaskNotDone(CheckFailed):
+    """The learner's function still raises the released stub's ``NotImplementedError``."""
+
+    def __init__(self, where: str):
+        self.where = where
+        super().__init__(f"task not done yet: replace `raise NotImplementedError()` in "
+                         f"{where} with your code", "your code", "NotImplementedError")
+
+    def lesson(self) -> str:
+        return self.what
 
 
 def plain(value: Any, what: str = "the answer") -> Any:
@@ -105,15 +144,30 @@ def ask(function: Callable, *args: Any, what: str, batch: int | None = None,
         context: str | None = None, revisit: str | None = None) -> Any:
     """Call the learner's ``function``; an error it raises becomes a lesson naming the
     stream (and micro-batch) it was called on, the learner's own traceback kept below it.
-    An unfinished task (``NotImplementedError``) is left as it is."""
+    An unfinished task (the stub's ``NotImplementedError``) becomes :class:`TaskNotDone`."""
     try:
         return function(*args)
-    except (CheckFailed, NotImplementedError):
+    except CheckFailed:
         raise
     except Exception as error:  # noqa: BLE001 - the learner's code failed: say where
+        where = unfinished_in(error)
+        if where is not None:
+            raise TaskNotDone(where) from None
         raise CheckFailed(f"{what} raised an error", "an answer",
                           f"{type(error).__name__}: {str(error)[:200]}", batch=batch,
                           revisit=revisit, context=context) from error
+
+
+def stop_if_unfinished(function: Callable, *args: Any) -> None:
+    """Call the learner's ``function`` once on a small input, before Spark runs anything:
+    raise :class:`TaskNotDone` if it is still the stub. Any other error is left for the
+    check's real run, which reports it with the stream it was running."""
+    try:
+        function(*args)
+    except Exception as error:  # noqa: BLE001 - only the stub is reported here
+        where = unfinished_in(error)
+        if where is not None:
+            raise TaskNotDone(where) from None
 
 
 def fresh_seed() -> int:

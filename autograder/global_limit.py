@@ -15,11 +15,13 @@ The ideas they test, in the chapter's words:
 
 Each ``check_*`` function runs the learner's code against real Spark on fresh streams
 drawn from a seed, and raises :class:`~autograder.feedback.CheckFailed` with a lesson
-when the two disagree.
+when the two disagree. The learner's code is always called before Spark is asked, so an
+unfinished task says so at once.
 """
 from __future__ import annotations
 
 import random
+import tempfile
 from typing import Callable
 
 from pyspark.sql import DataFrame, SparkSession
@@ -27,7 +29,7 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_checkpoints
 from .driver import StreamRun
-from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain
+from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain, stop_if_unfinished
 from .session import course_session
 from .streams import batch_sizes, numbered_rows
 
@@ -134,10 +136,9 @@ def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
     spark = course_session()
     cases = _cases(example, seed, streams)
     for context, sizes, limit in cases:
+        answer = ask(predict, list(sizes), limit, what="predict_emitted", context=context)
         truth = [batch["emitted"] for batch in limit_run(spark, sizes, limit)]
-        got = _one_answer_per_batch(ask(predict, list(sizes), limit, what="predict_emitted",
-                                        context=context),
-                                    len(truth), "predict_emitted's answer", context)
+        got = _one_answer_per_batch(answer, len(truth), "predict_emitted's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             check_equal(mine, spark_did, "rows emitted by this micro-batch",
                         batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
@@ -155,10 +156,9 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
     spark = course_session()
     cases = _cases(example, seed, streams)
     for context, sizes, limit in cases:
+        answer = ask(predict, list(sizes), limit, what="predict_state", context=context)
         truth = limit_run(spark, sizes, limit)
-        got = _one_answer_per_batch(ask(predict, list(sizes), limit, what="predict_state",
-                                        context=context),
-                                    len(truth), "predict_state's answer", context)
+        got = _one_answer_per_batch(answer, len(truth), "predict_state's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             if type(mine) is not dict:
                 raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
@@ -197,9 +197,13 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     The query is stopped and restarted on its checkpoint after its second micro-batch.
     ``read_counter`` is called on the checkpoint as it stood after every micro-batch (a
     copy of it), and its answer compared with the rows the sink had received by then. The
-    first batch may be empty, leaving no state row: then nothing has been emitted.
+    first batch may be empty, leaving no state row: then nothing has been emitted. Before
+    any query runs, ``read_counter`` is called once on an empty folder, so that a reader
+    still to be written says so at once.
     """
     spark = course_session()
+    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
+        stop_if_unfinished(read_counter, spark, empty_checkpoint)
     if example:
         streams = [("the chapter's example", EXAMPLE_SIZES, EXAMPLE_LIMIT)]
     else:
@@ -275,9 +279,12 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
 
     Checked per micro-batch against the course's own query on the same streams (rows
     compared as a set of ``(id, kind)``), and on the plan: the stateful global limit must be
-    the last operator before the sink, with the filter below the local limit.
+    the last operator before the sink, with the filter below the local limit. Before any
+    query runs, ``first_clicks`` is called once on an empty DataFrame, so that a query still
+    to be written says so at once.
     """
     spark = course_session()
+    stop_if_unfinished(first_clicks, spark.createDataFrame([], EVENTS_SCHEMA), 2)
     streams = _click_streams(example, seed)
     for context, batches, n in streams:
         expected = reference_clicks_per_batch(spark, batches, n)

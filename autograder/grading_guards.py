@@ -296,17 +296,25 @@ def read_log(path) -> list[dict]:
 
 # -- feedback ---------------------------------------------------------------------------------
 class HideHiddenTestTracebacks(NbGraderPreprocessor):
-    """In grade cells, keep only an error's last line: ``CheckFailed: <the lesson>``.
+    """In grade cells, never show the lines of a traceback: they quote the hidden tests.
 
-    A traceback quotes the lines it went through, and in a grade cell those are the hidden
-    tests. The lesson of a failed check (micro-batch, expected vs got, what to revisit) is
-    the exception's message, so the learner loses nothing useful.
+    A failed check already rendered itself as its lesson (``CheckFailed._render_traceback_``:
+    the lesson, then only the learner's own lines of an error they raised); that is kept as
+    the learner saw it in the notebook. Any other error keeps its last line alone.
     """
 
     def preprocess_cell(self, cell, resources, index):
         if _is_grade_cell(cell):
             for output in cell.get("outputs", []):
-                if output.get("output_type") == "error":
+                if output.get("output_type") == "error" and not _rendered_lesson(output):
                     output["traceback"] = [f"{output.get('ename', 'Error')}: "
                                            f"{output.get('evalue', '')}"]
         return cell, resources
+
+
+def _rendered_lesson(output) -> bool:
+    """An error output that is a check's lesson as it rendered itself (one block, starting
+    with the check's mark), not a traceback."""
+    shown = output.get("traceback") or []
+    return (output.get("ename") in ("CheckFailed", "TaskNotDone") and len(shown) == 1
+            and shown[0].startswith("✘ "))

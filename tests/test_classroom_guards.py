@@ -169,3 +169,29 @@ def test_ordinary_learner_code_is_not_flagged(source):
 ])
 def test_what_has_no_innocent_reading_is_flagged(source):
     assert scan_source(source, CHECKS, KEYS) != []
+
+
+# -- what a learner's feedback shows of a failed grade cell ---------------------------------------
+def _graded_cell(outputs):
+    return nbformat.v4.new_code_cell(
+        "check_predicted_output(predict_emitted)\n_check(predict_emitted)",
+        metadata={"nbgrader": {"grade": True, "grade_id": "test_predict_emitted", "points": 2}},
+        outputs=outputs)
+
+
+def test_a_failed_check_keeps_its_lesson_and_any_other_error_its_last_line():
+    from autograder.feedback import CheckFailed
+    from autograder.grading_guards import HideHiddenTestTracebacks
+
+    failure = CheckFailed("rows emitted by this micro-batch", 2, 3, batch=1,
+                          context="batch sizes [2, 3], limit(4) (a fixed stream)")
+    lesson = nbformat.v4.new_output("error", ename="CheckFailed", evalue=str(failure),
+                                    traceback=failure._render_traceback_())
+    crash = nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                                   traceback=["Traceback (most recent call last)",
+                                              "  _check(predict_emitted)  # the hidden test"])
+    cell, _ = HideHiddenTestTracebacks().preprocess_cell(_graded_cell([lesson, crash]), {}, 0)
+    shown_lesson, shown_crash = (output["traceback"] for output in cell.outputs)
+    assert shown_lesson == [failure.shown()]
+    assert "micro-batch 1: rows emitted by this micro-batch" in shown_lesson[0]
+    assert shown_crash == ["ZeroDivisionError: division by zero"]

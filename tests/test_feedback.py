@@ -1,7 +1,12 @@
 """Checks compare plain data, and a failure is a lesson."""
+import asyncio
+import json
+
 import pytest
 
-from autograder.feedback import CheckFailed, check_equal, plain
+import autograder
+from autograder.feedback import (CheckFailed, TaskNotDone, ask, check_equal, plain,
+                                 stop_if_unfinished)
 
 
 class AlwaysEqual:
@@ -77,3 +82,99 @@ def test_the_lesson_names_batch_values_stream_and_section():
         "  the stream: batch sizes [1, 2, 0, 5], limit(4) (seed 42)",
         '  revisit: section "A limit that spans micro-batches"',
     ]
+
+
+# -- what a notebook shows ---------------------------------------------------------------------
+COURSE_FILES = autograder.__path__[0]
+
+
+def shown_in_a_notebook(failure: CheckFailed) -> str:
+    """The text IPython puts in a cell's error output for this failure."""
+    return "\n".join(failure._render_traceback_())
+
+
+def failure_of(function, *args, **keywords) -> CheckFailed:
+    with pytest.raises(CheckFailed) as failure:
+        function(*args, **keywords)
+    return failure.value
+
+
+def test_a_failed_check_shows_its_lesson_alone():
+    failure = failure_of(check_equal, 3, 2, "rows emitted by this micro-batch", batch=1)
+    shown = shown_in_a_notebook(failure)
+    assert shown.splitlines() == ["✘ micro-batch 1: rows emitted by this micro-batch",
+                                  "    expected: 2", "    got:      3"]
+    assert COURSE_FILES not in shown and "Traceback" not in shown
+
+
+def predict_that_divides_by_zero(sizes, limit):
+    return [size // 0 for size in sizes]
+
+
+def predict_that_parses_bad_json(sizes, limit):
+    return json.loads("{not json")
+
+
+def test_an_error_in_the_learners_code_shows_the_learners_line_under_the_lesson():
+    failure = failure_of(ask, predict_that_divides_by_zero, [2, 3], 4, what="predict_emitted")
+    lesson, _, traceback = shown_in_a_notebook(failure).partition("where your code raised it:")
+    assert lesson.startswith("✘ predict_emitted raised an error")
+    assert "ZeroDivisionError: integer division or modulo by zero" in lesson
+    assert "in predict_that_divides_by_zero" in traceback
+    assert "return [size // 0 for size in sizes]" in traceback
+    assert traceback.rstrip().endswith("ZeroDivisionError: integer division or modulo by zero")
+
+
+def test_the_learners_traceback_leaves_out_the_course_and_the_libraries():
+    failure = failure_of(ask, predict_that_parses_bad_json, [2], 1, what="predict_emitted")
+    shown = shown_in_a_notebook(failure)
+    assert 'json.loads("{not json")' in shown
+    assert COURSE_FILES not in shown
+    assert json.__file__.rsplit("/", 1)[0] not in shown     # the standard library's json
+    assert "JSONDecodeError: Expecting property name" in shown
+
+
+def test_an_error_raised_inside_a_library_alone_shows_the_lesson_only():
+    failure = failure_of(ask, json.loads, "{not json", what="your reader")
+    assert "where your code raised it" not in shown_in_a_notebook(failure)
+
+
+# -- an unfinished task ------------------------------------------------------------------------
+def predict_emitted(sizes, limit):
+    """The released stub."""
+    # YOUR CODE HERE
+    raise NotImplementedError()
+
+
+class SessionTracker:
+    def init(self, handle):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+
+
+def test_an_unfinished_task_gets_a_one_line_hint_naming_the_function():
+    failure = failure_of(ask, predict_emitted, [2, 3], 4, what="predict_emitted")
+    assert type(failure) is TaskNotDone
+    assert shown_in_a_notebook(failure) == (
+        "✘ task not done yet: replace `raise NotImplementedError()` in predict_emitted "
+        "with your code")
+    assert str(failure) == shown_in_a_notebook(failure).removeprefix("✘ ")
+
+
+def test_an_unfinished_method_is_named_with_its_class():
+    failure = failure_of(ask, SessionTracker().init, None, what="your processor")
+    assert "in SessionTracker.init with your code" in str(failure)
+
+
+def test_a_library_that_lacks_a_feature_is_an_error_not_an_unfinished_task():
+    # asyncio's abstract event loop raises a plain NotImplementedError from the library
+    failure = failure_of(ask, asyncio.AbstractEventLoop().run_forever, what="your query")
+    assert type(failure) is CheckFailed
+    assert "raised an error" in str(failure)
+
+
+def test_stop_if_unfinished_raises_the_hint_for_a_stub_and_lets_anything_else_pass():
+    with pytest.raises(TaskNotDone, match="in predict_emitted with"):
+        stop_if_unfinished(predict_emitted, [1], 1)
+    stop_if_unfinished(predict_that_divides_by_zero, [1], 1)   # left for the real run
+    stop_if_unfinished(lambda sizes, limit: [min(size, limit) for size in sizes], [1], 1)
