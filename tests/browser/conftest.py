@@ -149,8 +149,10 @@ def visit(browser, site):
     """``visit(path)`` opens a page of the site, offline, and returns a :class:`Visit`."""
     contexts = []
 
-    def open_page(path: str, wait_for: str | None = None) -> Visit:
-        context = browser.new_context()
+    def open_page(path: str, wait_for: str | None = None, width: int | None = None) -> Visit:
+        # ``width``: the viewport's width in CSS px (390 is a phone's), else the default
+        context = browser.new_context(**({"viewport": {"width": width, "height": 844}}
+                                         if width else {}))
         contexts.append(context)
         page = context.new_page()
         record = Visit(page)

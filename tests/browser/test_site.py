@@ -163,3 +163,39 @@ def test_internal_links_all_resolve(site):
             if not (site.root / target).exists():
                 broken.setdefault(path, []).append(href)
     assert broken == {}
+
+
+# -- the menu buttons, on a phone and on a desktop -------------------------------------------------
+PHONE, DESKTOP = 390, 1400
+PRIMARY_DRAWER, SECONDARY_DRAWER = "#pst-primary-sidebar-modal", "#pst-secondary-sidebar-modal"
+
+
+def is_open(page, drawer: str) -> bool:
+    return page.evaluate(f"document.querySelector('{drawer}').open")
+
+
+@pytest.mark.parametrize("button, drawer", [(".primary-toggle", PRIMARY_DRAWER),
+                                            (".secondary-toggle", SECONDARY_DRAWER)],
+                         ids=["chapter list", "page contents"])
+def test_on_a_phone_each_menu_button_opens_its_drawer_and_escape_closes_it(visit, button, drawer):
+    page = visit("book/02_aggregation_planning.html", width=PHONE).page
+    page.locator(f"{button}:visible").click()
+    page.wait_for_function(f"document.querySelector('{drawer}').open", timeout=5_000)
+    assert page.locator(f"{drawer} a").count() > 0, "the drawer opened empty"
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"!document.querySelector('{drawer}').open", timeout=5_000)
+
+
+def test_on_a_desktop_the_chapter_list_button_folds_the_sidebar_away_and_back(visit):
+    page = visit("book/02_aggregation_planning.html", width=DESKTOP).page
+    sidebar = page.locator("#pst-primary-sidebar")
+    assert sidebar.is_visible()
+    page.locator(".primary-toggle:visible").click()
+    page.wait_for_function(
+        "document.querySelector('#pst-primary-sidebar').classList.contains('pst-sidebar-hidden')",
+        timeout=5_000)
+    assert not is_open(page, PRIMARY_DRAWER)
+    page.locator(".primary-toggle:visible").click()
+    page.wait_for_function(
+        "!document.querySelector('#pst-primary-sidebar').classList.contains('pst-sidebar-hidden')",
+        timeout=5_000)
