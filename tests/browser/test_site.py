@@ -199,3 +199,13 @@ def test_on_a_desktop_the_chapter_list_button_folds_the_sidebar_away_and_back(vi
     page.wait_for_function(
         "!document.querySelector('#pst-primary-sidebar').classList.contains('pst-sidebar-hidden')",
         timeout=5_000)
+
+
+def test_no_page_is_wider_than_a_phone(site, visit):
+    too_wide = {}
+    for path in site.pages():
+        page = visit(path, width=PHONE).page
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > PHONE:
+            too_wide[path] = width
+    assert too_wide == {}, f"pages that scroll sideways at {PHONE} px: {too_wide}"
