@@ -209,3 +209,14 @@ def test_no_page_is_wider_than_a_phone(site, visit):
         if width > PHONE:
             too_wide[path] = width
     assert too_wide == {}, f"pages that scroll sideways at {PHONE} px: {too_wide}"
+
+
+def test_each_cells_printed_lines_come_in_one_block(site, visit):
+    split = {}
+    for path in site.chapters():
+        page = visit(path).page
+        count = page.evaluate("""() => Array.from(document.querySelectorAll('.cell_output'))
+            .filter(out => out.querySelectorAll(':scope > .output.stream').length > 1).length""")
+        if count:
+            split[path] = count
+    assert split == {}, f"cells whose printed lines are cut into several blocks: {split}"
