@@ -1,11 +1,13 @@
-"""A small Sphinx extension for the course's site: each chapter links its exercise notebook.
+"""A small Sphinx extension for the course's site: each chapter links its exercise notebook
+and offers itself as a notebook.
 
 Chapter ``book/NN_name`` has its learners' notebook in ``exercises/NN_name/NN_name.ipynb``
 (the release nbgrader generates). Right under the chapter's title this extension adds a
-line with a download link to that notebook and a link to the page that says how to run it
-locally. Sphinx copies the notebook into the site (``_downloads/``) and rebuilds the
-chapter's page when the notebook changes, so the link is never stale and needs no edit in
-the chapters themselves.
+line with a download link to that notebook, a download link to the chapter itself as a
+notebook (converted from its MyST source with jupytext when the build starts, into
+``_build/chapter-notebooks/``), and a link to the page that says how to run them locally.
+Sphinx copies both notebooks into the site (``_downloads/``) and rebuilds the chapter's
+page when one changes, so the links are never stale and need no edit in the chapters.
 """
 from __future__ import annotations
 
@@ -20,6 +22,33 @@ from sphinx.application import Sphinx
 CHAPTER = re.compile(r"^book/(?P<name>\d\d_[a-z0-9_]+)$")
 #: The page that explains how to run the course on one's own machine.
 RUNNING_LOCALLY = "book/running_locally"
+#: Where the chapters converted to notebooks are written, relative to the book's root.
+CHAPTER_NOTEBOOKS = "_build/chapter-notebooks"
+
+
+def write_chapter_notebooks(app: Sphinx) -> None:
+    """Convert every chapter's MyST source to a notebook (outputs are made by running it);
+    a notebook is rewritten only when its text changes, so an unchanged chapter stays
+    unchanged for Sphinx."""
+    import jupytext
+
+    root = Path(app.srcdir)
+    folder = root / CHAPTER_NOTEBOOKS
+    folder.mkdir(parents=True, exist_ok=True)
+    for source in sorted((root / "book").glob("[0-9][0-9]_*.md")):
+        text = jupytext.writes(jupytext.read(source), fmt="ipynb")
+        target = folder / f"{source.stem}-chapter.ipynb"
+        if not target.is_file() or target.read_text() != text:
+            target.write_text(text)
+
+
+def chapter_notebook_for(srcdir: str | Path, docname: str) -> str | None:
+    """The chapter itself as a notebook, relative to the book's root, if it was written."""
+    match = CHAPTER.match(docname)
+    if not match:
+        return None
+    path = f"{CHAPTER_NOTEBOOKS}/{match['name']}-chapter.ipynb"
+    return path if (Path(srcdir) / path).is_file() else None
 
 
 def exercise_for(srcdir: str | Path, docname: str) -> str | None:
@@ -36,7 +65,7 @@ def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
     """Put the download line under the chapter's title (before Sphinx collects downloads)."""
     docname = app.env.docname
     exercise = exercise_for(app.srcdir, docname)
-    _known(app.env)[docname] = exercise
+    _known(app.env)[docname] = _links(app.srcdir, docname)
     if exercise is None:
         return
     section = next(iter(doctree.findall(nodes.section)), None)
@@ -51,9 +80,16 @@ def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
         refdomain="std", reftype="doc", reftarget="/" + RUNNING_LOCALLY,
         refdoc=docname, refexplicit=True, refwarn=True,
     )
+    parts = [nodes.Text("Exercise notebook for this chapter: "), download]
+    chapter = chapter_notebook_for(app.srcdir, docname)
+    if chapter is not None:
+        parts += [nodes.Text("; the chapter itself as a notebook: "),
+                  addnodes.download_reference(
+                      "", "", nodes.literal("", Path(chapter).name),
+                      reftarget="/" + chapter, refdoc=docname, refexplicit=True)]
     line = nodes.paragraph(
-        "", "", nodes.Text("Exercise notebook for this chapter: "), download,
-        nodes.Text(" (open it in JupyterLab; see "), how_to, nodes.Text(")."),
+        "", "", *parts,
+        nodes.Text(" (open them in JupyterLab; see "), how_to, nodes.Text(")."),
         classes=["exercise-download"],
     )
     title_at = next((i for i, child in enumerate(section.children)
@@ -62,14 +98,19 @@ def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
 
 
 def chapters_whose_exercise_changed(app: Sphinx, env, added, changed, removed) -> list[str]:
-    """Re-read a chapter when its exercise notebook appeared or disappeared."""
+    """Re-read a chapter when its exercise notebook or its own notebook appeared or
+    disappeared."""
     return [
-        docname for docname, exercise in _known(env).items()
-        if docname in env.found_docs and exercise != exercise_for(app.srcdir, docname)
+        docname for docname, links in _known(env).items()
+        if docname in env.found_docs and links != _links(app.srcdir, docname)
     ]
 
 
-def _known(env) -> dict[str, str | None]:
+def _links(srcdir: str | Path, docname: str) -> tuple[str | None, str | None]:
+    return exercise_for(srcdir, docname), chapter_notebook_for(srcdir, docname)
+
+
+def _known(env) -> dict[str, tuple[str | None, str | None]]:
     if not hasattr(env, "course_exercises"):
         env.course_exercises = {}
     return env.course_exercises
@@ -77,7 +118,8 @@ def _known(env) -> dict[str, str | None]:
 
 def setup(app: Sphinx) -> dict:
     # Sphinx collects download links on "doctree-read" at priority 500: run before it.
+    app.connect("builder-inited", write_chapter_notebooks)
     app.connect("doctree-read", add_exercise_link, priority=400)
     app.connect("env-get-outdated", chapters_whose_exercise_changed)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 1}
+            "env_version": 2}

@@ -54,17 +54,23 @@ def test_each_chapter_has_pictures_and_every_picture_loads(site, visit):
         page.context.close()
 
 
-def test_each_chapter_links_its_exercise_notebook(site, visit):
+def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site, visit):
     for path in site.chapters():
         name = path.removeprefix("book/").removesuffix(".html")
         page = visit(path).page
-        link = page.locator(".exercise-download a.download")
-        assert link.count() == 1, f"{path}: no download link to its exercise notebook"
-        href = link.get_attribute("href")
-        assert href.endswith(f"/{name}.ipynb")
-        with urlopen(urljoin(page.url, href)) as response:
-            notebook = json.load(response)
-        assert notebook["nbformat"] == 4 and notebook["cells"]
+        links = page.locator(".exercise-download a.download")
+        assert links.count() == 2, f"{path}: not two download links (exercises, chapter)"
+        exercise, chapter = (links.nth(i).get_attribute("href") for i in range(2))
+        assert exercise.endswith(f"/{name}.ipynb")
+        assert chapter.endswith(f"/{name}-chapter.ipynb")
+        notebooks = []
+        for href in (exercise, chapter):
+            with urlopen(urljoin(page.url, href)) as response:
+                notebooks.append(json.load(response))
+        assert all(nb["nbformat"] == 4 and nb["cells"] for nb in notebooks)
+        title = page.locator("h1").first.inner_text().strip().rstrip("#").strip()
+        first_markdown = next(c for c in notebooks[1]["cells"] if c["cell_type"] == "markdown")
+        assert title in "".join(first_markdown["source"]), f"{path}: the chapter notebook is not the chapter"
         how_to = page.locator(".exercise-download a.reference.internal:not(.download)")
         assert how_to.get_attribute("href").endswith("running_locally.html")
         page.context.close()
