@@ -60,6 +60,12 @@ class Learner:
         return path
 
 
+def altered(answers: dict[str, str], cell: str, old: str, new: str) -> dict[str, str]:
+    """``answers`` with one passage of one cell changed: a learner's one wrong belief."""
+    assert old in answers[cell], f"{old!r} is not in the {cell} cell"
+    return {**answers, cell: answers[cell].replace(old, new)}
+
+
 #: assignment -> the module holding its learners.
 CHAPTERS = {
     "01_global_limit": "tests.learners.chapter1",

@@ -3,7 +3,7 @@
 Grade cells: test_aggregate_modes (2), test_predict_counts (3), test_predict_metrics (2),
 test_sessions (3).
 """
-from tests.learners import Learner
+from tests.learners import Learner, altered
 
 FULL = {"test_aggregate_modes": 2, "test_predict_counts": 3,
         "test_predict_metrics": 2, "test_sessions": 3}
@@ -12,11 +12,6 @@ FULL = {"test_aggregate_modes": 2, "test_predict_counts": 3,
 def losing(*grade_ids: str) -> dict[str, float]:
     return {g: p for g, p in FULL.items() if g not in grade_ids}
 
-
-def altered(answers: dict[str, str], cell: str, old: str, new: str) -> dict[str, str]:
-    """``answers`` with one line of one cell changed: the learner's one wrong belief."""
-    assert old in answers[cell], f"{old!r} is not in the {cell} cell"
-    return {**answers, cell: answers[cell].replace(old, new)}
 
 
 # -- right answers, written otherwise ----------------------------------------------------------
