@@ -42,6 +42,7 @@ import pickle
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -100,6 +101,7 @@ class StreamRun:
         root: str | os.PathLike | None = None,
         timeout: float = 120.0,
         name: str | None = None,
+        trigger: dict[str, Any] | None = None,
     ):
         self.spark = spark
         self.schema = schema
@@ -107,6 +109,7 @@ class StreamRun:
         self.output_mode = output_mode
         self.timeout = timeout
         self.name = name
+        self.trigger = trigger
         self._owns_root = root is None
         self.root = Path(root or tempfile.mkdtemp(prefix="stream-run-"))
         self.input_dir = self.root / "input"
@@ -122,6 +125,7 @@ class StreamRun:
         self._collected: dict[int, list[Row]] = {}
         self._collected_lock = threading.Lock()
         self._files_written = 0
+        self._last_file_time_ns = 0
 
     # -- the life of the query ----------------------------------------------------------
     def start(self) -> "StreamRun":
@@ -166,6 +170,8 @@ class StreamRun:
             if self.name:
                 writer = writer.queryName(self.name)
         writer = writer.outputMode(self.output_mode).option("checkpointLocation", self.checkpoint)
+        if self.trigger:
+            writer = writer.trigger(**self.trigger)
         self.query = writer.start()
         return self
 
@@ -194,7 +200,9 @@ class StreamRun:
                 shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> "StreamRun":
-        return self.start() if self.query is None else self
+        if self.query is None and not self.runs_once_per_start:
+            self.start()
+        return self
 
     def __exit__(self, *exc) -> None:
         self.close()
@@ -207,18 +215,34 @@ class StreamRun:
         micro-batch right after it, and it is returned too. Rows are tuples in schema order,
         or dicts by column name.
         """
-        self._write_input_file(rows)
+        self.write_input(rows)
         return self.process_all_available()
 
+    @property
+    def runs_once_per_start(self) -> bool:
+        """Whether the trigger stops the query by itself (``once`` or ``availableNow``)."""
+        return bool(self.trigger) and any(
+            self.trigger.get(kind) for kind in ("once", "availableNow"))
+
     def process_all_available(self) -> list[BatchRecord]:
-        """Wait (bounded) until the query has processed everything, and record new batches."""
-        if self.query is None or not self.query.isActive:
+        """Wait (bounded) until the query has processed everything, and record new batches.
+
+        With a trigger that stops the query by itself, this starts the query on the
+        checkpoint (each start is one run of the trigger) and waits until it has stopped.
+        """
+        if self.runs_once_per_start:
+            if self.query is not None and self.query.isActive:
+                raise RuntimeError("the one-shot query is still running")
+            self.start()
+        elif self.query is None or not self.query.isActive:
             raise RuntimeError("the query is not running; start() it first")
         outcome: dict[str, BaseException] = {}
+        until_done = (self.query.awaitTermination if self.runs_once_per_start
+                      else self.query.processAllAvailable)
 
         def wait() -> None:
             try:
-                self.query.processAllAvailable()
+                until_done()
             except BaseException as error:  # noqa: BLE001 - handed to the caller below
                 outcome["error"] = error
 
@@ -260,7 +284,8 @@ class StreamRun:
         return physical_plan(self.query)
 
     # -- plumbing ------------------------------------------------------------------------
-    def _write_input_file(self, rows: Iterable[Sequence[Any] | dict]) -> None:
+    def write_input(self, rows: Iterable[Sequence[Any] | dict]) -> None:
+        """Put one input file in place without waiting for the query to read it."""
         names = [part.strip().split()[0] for part in self.schema.split(",")]
         lines = []
         for row in rows:
@@ -272,6 +297,12 @@ class StreamRun:
         partial = self.input_dir / f"_{final.name}"
         partial.write_text("".join(line + "\n" for line in lines))
         os.replace(partial, final)
+        # The file source reads files in the order of their modification times, kept in
+        # milliseconds: files written within one millisecond would be read in any order.
+        # Each file gets a time at least a millisecond after the one before.
+        stamp = max(time.time_ns(), self._last_file_time_ns + 1_000_000)
+        os.utime(final, ns=(stamp, stamp))
+        self._last_file_time_ns = stamp
         self._files_written += 1
 
     def _record_new_batches(self) -> list[BatchRecord]:

@@ -69,6 +69,29 @@ def test_a_watermark_move_brings_a_no_data_batch(spark):
     assert [r["count"] for r in batches[1].output] == [1]
 
 
+def test_a_one_shot_trigger_runs_each_added_batch_in_a_start_of_its_own(spark):
+    with StreamRun(spark, "id INT", lambda df: df.where("id % 2 = 0"),
+                   trigger={"once": True}) as run:
+        assert run.query is None            # nothing runs before there is input
+        (first,) = run.add_batch([(1,), (2,)])
+        assert not run.query.isActive       # the query stopped by itself
+        (second,) = run.add_batch([(4,)])
+
+    assert [first.batch_id, second.batch_id] == [0, 1]
+    assert [r.id for r in first.output] == [2] and [r.id for r in second.output] == [4]
+
+
+def test_available_now_reads_every_waiting_file_then_stops(spark):
+    with StreamRun(spark, "id INT", lambda df: df, trigger={"availableNow": True}) as run:
+        run.write_input([(1,)])
+        run.write_input([(2,), (3,)])
+        batches = run.process_all_available()
+        assert not run.query.isActive
+
+    # one micro-batch per file: the source reads one file per micro-batch
+    assert [b.input_rows for b in batches] == [1, 2]
+
+
 def test_a_batch_that_does_not_finish_in_time_is_stopped_and_reported(spark):
     # a budget of a millisecond: no micro-batch finishes that fast
     with StreamRun(spark, "id INT", lambda df: df, timeout=0.001) as run:
