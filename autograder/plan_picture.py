@@ -38,6 +38,12 @@ AGGREGATE_COLOUR = "#9fc5e8"
 MOVEMENT_COLOUR = "#d9d9d9"
 SOURCE_COLOUR = "#b6d7a8"
 OTHER_COLOUR = "#ffffff"
+#: What each colour stands for, as the legend under every picture says.
+LEGEND = ((STATEFUL_COLOUR, "stateful: uses a state store"),
+          (AGGREGATE_COLOUR, "aggregation, no state"),
+          (MOVEMENT_COLOUR, "data movement"),
+          (SOURCE_COLOUR, "source or watermark"),
+          (OTHER_COLOUR, "other"))
 
 #: Operators that only aggregate rows they are given (no state store).
 _AGGREGATES = {"HashAggregate", "ObjectHashAggregate", "SortAggregate", "MergingSessions",
@@ -113,14 +119,15 @@ def _layout(root: PlanNode) -> dict[int, tuple[float, int]]:
     return positions
 
 
-def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34):
+def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34,
+              legend: bool = True):
     """Draw the plan ``root`` (as :func:`autograder.plan.physical_plan` returns it).
 
     Returns the matplotlib figure. Pass ``ax`` to draw into an existing axes (for example
-    two plans side by side).
+    two plans side by side). Under the drawing, a legend names the colours it uses.
     """
     import matplotlib.pyplot as plt
-    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.patches import FancyArrowPatch, Patch
 
     positions = _layout(root)
     depth = max(d for _, d in positions.values()) + 1
@@ -139,7 +146,7 @@ def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34
     for node in root.walk():
         x, y = centre(node)
         boxes[id(node)] = ax.text(
-            x, y, label_of(node, width), ha="center", va="center", fontsize=8,
+            x, y, label_of(node, width), ha="center", va="center", fontsize=9,
             family="monospace", zorder=3,
             bbox=dict(boxstyle="round,pad=0.35", facecolor=colour_of(node),
                       edgecolor="#444444", linewidth=0.8),
@@ -155,6 +162,12 @@ def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34
     ax.set_ylim(-0.6 * y_step, (depth - 0.4) * y_step)
     ax.axis("off")
     if title:
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=11)
+    if legend:
+        used = {colour_of(node) for node in root.walk()}
+        ax.legend(handles=[Patch(facecolor=colour, edgecolor="#444444", label=meaning)
+                           for colour, meaning in LEGEND if colour in used],
+                  loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9,
+                  frameon=False)
     fig.tight_layout()
     return fig

@@ -116,6 +116,10 @@ def test_the_picture_has_one_box_per_operator_and_marks_the_stateful_ones():
     assert colour_of(save) == STATEFUL_COLOUR
     assert label_of(save).splitlines() == ["StateStoreSave [Update]", "keys: key", "state partitions: 2"]
     assert "hashpartitioning(key, 2)" in label_of(plan.find("Exchange"))
+    # the legend names every colour the picture uses, and only those
+    legend = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert legend == ["stateful: uses a state store", "aggregation, no state",
+                      "data movement", "source or watermark"]
 
 
 # -- the checks on real Spark ---------------------------------------------------------------------

@@ -54,6 +54,20 @@ def test_each_chapter_has_pictures_and_every_picture_loads(site, visit):
         page.context.close()
 
 
+def test_every_picture_of_a_chapter_says_in_words_what_it_shows(site, visit):
+    # A screen reader reads the alt text; a file name or a bare title tells its listener nothing.
+    unsaid = {}
+    for path in site.chapters():
+        page = visit(path).page
+        alts = page.eval_on_selector_all("article img", "imgs => imgs.map(i => i.alt || '')")
+        poor = [alt for alt in alts
+                if len(alt.split()) < 8 or re.search(r"\.(png|svg|jpe?g)\b", alt)]
+        if poor:
+            unsaid[path] = poor
+        page.context.close()
+    assert unsaid == {}
+
+
 def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site, visit):
     for path in site.chapters():
         name = path.removeprefix("book/").removesuffix(".html")
