@@ -209,7 +209,10 @@ def test_a_learner_gets_a_hint_a_lesson_and_a_tick_from_the_self_check(open_lab)
     wait_until_done(page, TASK_1, timeout_s=60)
     asked = run(page, CHECK_1)
     shown = wait_for_output(page, CHECK_1, "task not done yet", timeout_s=60)
-    assert time.monotonic() - asked < 1.0, "the hint took over a second"
+    # The hint comes before any Spark work (asking Spark for the example's truth first took
+    # 9 s). Two test workers on two cores measured 1.2 s, so the bound leaves room for a
+    # busy machine and still fails if Spark runs first.
+    assert time.monotonic() - asked < 4.0, "the hint waited for Spark"
     assert shown.strip().splitlines() == [f"✘ {UNFINISHED_HINT}"]
 
     write(page, TASK_1, WRONG_ANSWER)
