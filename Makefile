@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env bench clean release widgets chromium bench-book grade bench-grading lab lab-instructor
+.PHONY: book test test-hostile env bench clean release widgets chromium bench-book grade bench-grading lab lab-instructor check
 
 env: $(STAMP)
 
@@ -50,6 +50,12 @@ release: env
 # Options for JupyterLab: make lab LAB_OPTIONS="--port 8890 --no-browser".
 lab: env
 	$(BIN)/python scripts/lab.py learner $(LAB_OPTIONS)
+
+# Where every task of exercise notebooks stands (done, not started, not right yet):
+# make check NOTEBOOK=exercises/01_global_limit/01_global_limit.ipynb, or every notebook.
+NOTEBOOK ?= $(wildcard exercises/*/*.ipynb)
+check: env
+	$(BIN)/python -m autograder.check_notebook $(NOTEBOOK)
 
 lab-instructor: env
 	$(BIN)/python scripts/lab.py instructor $(LAB_OPTIONS)

@@ -1,0 +1,82 @@
+"""How long a learner waits for each self-check, with the session already up.
+
+    .venv/bin/python scripts/benchmark_self_check.py               # every chapter
+    .venv/bin/python scripts/benchmark_self_check.py --only 01_global_limit
+
+A learner runs the set-up cell once, then a task's self-check again and again. This script
+runs each exercise notebook twice in a fresh kernel, top to bottom, as a learner would:
+its **release** (every task untouched: each self-check should answer with the one-line
+"not done yet" hint at once) and its **solution** (every self-check passes). nbclient
+records when each cell started and finished; the table gives, per task, the seconds of
+its self-check cell in both runs, and the set-up cell's (Spark's start) for reference.
+
+Goals (issues 17 and 18): the unfinished hint within 1 s; a passing check within 1 s when
+Spark's answer for the worked example is known beforehand, within 5 s when the check must
+run the learner's own query.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.submissions import release_notebook, solution_notebook  # noqa: E402
+
+
+def cell_seconds(cell) -> float:
+    timing = cell.metadata.get("execution", {})
+    started = timing.get("iopub.execute_input")
+    finished = timing.get("shell.execute_reply")
+    if not (started and finished):
+        return float("nan")
+    parse = lambda stamp: datetime.fromisoformat(stamp.replace("Z", "+00:00"))  # noqa: E731
+    return (parse(finished) - parse(started)).total_seconds()
+
+
+def timed_run(path: Path) -> dict[str, tuple[float, bool]]:
+    """grade_id -> (seconds, raised?) for the set-up cell and every self-check cell."""
+    notebook = nbformat.read(path, as_version=4)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    os.environ.update(env)
+    NotebookClient(notebook, timeout=600, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    times = {}
+    for cell in notebook.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        grade_id = grading.get("grade_id", "")
+        if grade_id == "setup" or (grading.get("grade") and not grading.get("solution")):
+            raised = any(out.get("output_type") == "error" for out in cell.get("outputs", []))
+            times[grade_id] = (cell_seconds(cell), raised)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="+", default=sorted(p.name for p in (ROOT / "solutions").iterdir()
+                                                            if p.is_dir()))
+    args = parser.parse_args()
+    load = os.getloadavg()
+    print(f"{datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores, "
+          f"load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print()
+    print("| chapter | cell | untouched (hint) s | solution (passes) s |")
+    print("|---|---|---:|---:|")
+    for assignment in args.only:
+        release = timed_run(release_notebook(assignment))
+        solution = timed_run(solution_notebook(assignment))
+        for grade_id, (seconds, _) in solution.items():
+            hint, raised = release.get(grade_id, (float("nan"), False))
+            hint_text = f"{hint:.2f}" + ("" if raised or grade_id == "setup" else " (no hint?)")
+            print(f"| {assignment} | {grade_id} | {hint_text} | {seconds:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
