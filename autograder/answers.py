@@ -42,14 +42,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable
 
-#: A JSON file of answers recorded for this grading run (read when this module is imported).
-ANSWERS_VARIABLE = "AUTOGRADER_ANSWERS"
-#: A JSON file to which this process writes every answer it asks Spark for.
-RECORD_VARIABLE = "AUTOGRADER_RECORD_ANSWERS"
+from .grading.contract import ANSWERS, RECORD_ANSWERS
 
 
 def _recorded() -> MappingProxyType:
-    path = os.environ.get(ANSWERS_VARIABLE)
+    path = os.environ.get(ANSWERS)
     if not path:
         return MappingProxyType({})
     try:
@@ -73,7 +70,7 @@ def _scratch() -> Path:
 
 def _recorded_checkpoints() -> Path | None:
     """A private copy of the checkpoints recorded for this run (None without any)."""
-    path = os.environ.get(ANSWERS_VARIABLE)
+    path = os.environ.get(ANSWERS)
     if not path or not checkpoints_beside(path).is_dir():
         return None
     try:
@@ -154,12 +151,12 @@ def spark_checkpoints(question: str, about: Any,
 def _kept_checkpoints() -> Path:
     """Where this process keeps the checkpoints it asked Spark for: beside the record file
     when recording a run, else in its own scratch folder."""
-    record = os.environ.get(RECORD_VARIABLE)
+    record = os.environ.get(RECORD_ANSWERS)
     return checkpoints_beside(record) if record else _scratch() / "asked"
 
 
 def _write_record() -> None:
-    path = os.environ.get(RECORD_VARIABLE)
+    path = os.environ.get(RECORD_ANSWERS)
     if not path:
         return
     partial = Path(f"{path}.partial")

@@ -26,6 +26,7 @@ import random
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from .grading.contract import SEED
 from .learner_code import learner_traceback, unfinished_in
 
 
@@ -172,8 +173,8 @@ def stop_if_unfinished(function: Callable, *args: Any) -> None:
 
 def fresh_seed() -> int:
     """A new seed for a grading run, or ``COURSE_SEED`` to replay one."""
-    if os.environ.get("COURSE_SEED"):
-        return int(os.environ["COURSE_SEED"])
+    if os.environ.get(SEED):
+        return int(os.environ[SEED])
     return random.SystemRandom().randrange(1, 10**6)
 
 

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from pyspark.sql import SparkSession
 
+from .grading.contract import JVM_LOG
+
 #: Log configuration for the JVM: errors only, written to stdout (see the file itself).
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 
@@ -81,7 +83,7 @@ def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
 
 def jvm_log_path() -> Path:
     """The file that receives everything Spark's JVM prints (start-up notices, errors)."""
-    return Path(os.environ.get("COURSE_JVM_LOG", Path(tempfile.gettempdir()) / "spark-course-jvm.log"))
+    return Path(os.environ.get(JVM_LOG, Path(tempfile.gettempdir()) / "spark-course-jvm.log"))
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ and running micro-batches. This script measures, each in a fresh process where i
   session and with a session of a Spark Connect server (the classroom's way);
 * **chapter 1**: executing ``book/01_global_limit.md`` top to bottom in a new kernel;
 * **autograde one submission**: stock ``nbgrader autograde`` of the chapter 1 solution
-  (through :func:`autograder.classroom.autograde`, which starts a kernel and a JVM);
+  (through :func:`autograder.grading.autograde`, which starts a kernel and a JVM);
 * **book build**: a fresh build and a rebuild with nothing changed
   (``scripts/benchmark_book.py`` measures those; it is run from here).
 
@@ -77,7 +77,7 @@ def connect_micro_batch_latency() -> dict[str, float]:
     import json
     import os
 
-    from autograder.connect_server import ConnectServer
+    from autograder.grading.connect_server import ConnectServer
 
     with ConnectServer() as server:
         done = subprocess.run([PYTHON, __file__, "--micro-batches"], check=True,
@@ -99,7 +99,7 @@ def chapter_execution(chapter: str = "01_global_limit") -> float:
 
 
 def autograde_one(assignment: str = "01_global_limit") -> float:
-    from autograder.classroom import autograde
+    from autograder.grading import autograde
 
     (solution,) = (ROOT / "solutions" / assignment).glob("*.ipynb")
     started = time.perf_counter()

@@ -2,7 +2,7 @@
 
 For every assignment, every notebook of the corpus in ``tests/learners`` (right answers
 written other ways, each misconception a chapter warns about, partial and hard-coded
-answers) is graded through :func:`autograder.classroom.autograde`, the function behind
+answers) is graded through :func:`autograder.grading.autograde`, the function behind
 ``python -m autograder.classroom grade`` (its default Spark: one loopback Connect server,
 ``--jobs 2``), once per seed (``COURSE_SEED`` fixes the run's streams). Each task of each
 notebook is then one of:
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.classroom import autograde  # noqa: E402
+from autograder.grading import autograde  # noqa: E402
 from tests.learners import CHAPTERS, expected_points, learners  # noqa: E402
 
 

@@ -3,7 +3,7 @@
 Each chapter's grading test grades a small class through real nbgrader. Without a shared
 server every notebook starts its own Spark (5-9 s each, more on a busy machine). With
 these fixtures the first grading test starts one loopback Connect server and every
-grading test after it grades against it (:func:`autograder.classroom.autograde` reads
+grading test after it grades against it (:func:`autograder.grading.autograde` reads
 ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
 
 Opt in once, in ``tests/conftest.py``::
@@ -11,7 +11,7 @@ Opt in once, in ``tests/conftest.py``::
     pytest_plugins = ["tests.classroom_fixtures"]
 
 From then on, every test module that imports ``autograde`` from
-``autograder.classroom`` shares the server (the autouse fixture below looks for that
+``autograder.grading`` shares the server (the autouse fixture below looks for that
 import); other tests never start it. ``COURSE_SHARED_GRADING_SERVER=0`` turns it off, and an
 ``AUTOGRADER_SPARK_REMOTE`` already set (a server you started yourself) is used as it is.
 """
@@ -23,24 +23,25 @@ from pathlib import Path
 
 import pytest
 
-from autograder import classroom
+from autograder import grading
+from autograder.grading.contract import SHARED_SERVER
 from autograder.connect_server import ConnectServer
 
 
 @pytest.fixture(scope="session")
 def grading_server():
     """The URL (``sc://127.0.0.1:PORT``) of the Connect server grading tests share."""
-    existing = os.environ.get(classroom.SHARED_SERVER_VARIABLE)
+    existing = os.environ.get(SHARED_SERVER)
     if existing:
         yield existing
         return
     logs = Path(tempfile.mkdtemp(prefix="grading-server-"))
     with ConnectServer(log_dir=logs) as server:
-        os.environ[classroom.SHARED_SERVER_VARIABLE] = server.url
+        os.environ[SHARED_SERVER] = server.url
         try:
             yield server.url
         finally:
-            os.environ.pop(classroom.SHARED_SERVER_VARIABLE, None)
+            os.environ.pop(SHARED_SERVER, None)
 
 
 @pytest.fixture(autouse=True)
@@ -49,5 +50,5 @@ def _grading_tests_share_a_server(request):
     if os.environ.get("COURSE_SHARED_GRADING_SERVER", "1") == "0":
         return
     module = getattr(request, "module", None)
-    if getattr(module, "autograde", None) is classroom.autograde:
+    if getattr(module, "autograde", None) is grading.autograde:
         request.getfixturevalue("grading_server")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.classroom import COURSE_ROOT
+from autograder.grading import COURSE_ROOT
 
 
 def solution_notebook(assignment: str) -> Path:

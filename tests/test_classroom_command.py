@@ -15,7 +15,7 @@ import time
 import psutil
 import pytest
 
-from autograder.classroom import COURSE_ROOT
+from autograder.grading import COURSE_ROOT
 from tests.hostile import notebook
 from tests.test_global_limit_grading import FULL
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.classroom import _grade_cells_after, _runtime_cheats, find_submissions, summary_table
-from autograder.classroom import CellScore, NotebookGrade
-from autograder.grading_guards import checked_modules, scan_notebook, scan_source
+from autograder.grading import CellScore, NotebookGrade, find_submissions, summary_table
+from autograder.grading.verdict import grade_cells_after, runtime_cheats
+from autograder.grading.guards import checked_modules, scan_notebook, scan_source
 from tests.hostile import ASSIGNMENT, CASES, FULL, write_corpus
 from tests.submissions import release_notebook, solution_notebook
 
@@ -70,7 +70,7 @@ def test_a_cheat_costs_the_grade_cells_that_run_after_it():
     nb = nbformat.read(solution_notebook(ASSIGNMENT), 4)
     first_solution = next(i for i, c in enumerate(nb.cells)
                           if c.metadata.get("nbgrader", {}).get("grade_id") == "emitted_so_far")
-    assert _grade_cells_after(nb, first_solution, GRADE_IDS) == {"test_emitted_so_far",
+    assert grade_cells_after(nb, first_solution, GRADE_IDS) == {"test_emitted_so_far",
                                                                  "test_first_clicks"}
 
 
@@ -79,12 +79,12 @@ def test_what_the_kernel_guard_logs_decides_the_tasks_that_score_zero():
               {"event": "end", "cell": "test_predict_emitted"},
               {"event": "denied", "cell": None, "what": "sqlite3.connect"},
               {"event": "start", "cell": "test_predict_state"}]
-    flags, affected = _runtime_cheats(events, GRADE_IDS)
+    flags, affected = runtime_cheats(events, GRADE_IDS)
     assert affected == set(GRADE_IDS[1:])
     assert flags == ["after test_predict_emitted: denied sqlite3.connect"]
     during = [{"event": "start", "cell": "test_emitted_so_far"},
               {"event": "tamper", "cell": "test_emitted_so_far", "what": "x.check_equal"}]
-    assert _runtime_cheats(during, GRADE_IDS)[1] == {"test_emitted_so_far", "test_first_clicks"}
+    assert runtime_cheats(during, GRADE_IDS)[1] == {"test_emitted_so_far", "test_first_clicks"}
 
 
 def test_the_guard_protects_the_modules_the_grade_cells_import():
@@ -117,7 +117,7 @@ def test_the_kernel_side_of_the_guard_imports_no_grading_machinery():
     import subprocess
     import sys
 
-    probe = ("import sys, autograder.kernel_guard\n"
+    probe = ("import sys, autograder.grading.kernel_guard\n"
              "print(sorted({m.split('.')[0] for m in sys.modules} "
              "& {'nbgrader', 'nbformat', 'jsonschema'}))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -181,7 +181,7 @@ def _graded_cell(outputs):
 
 def test_a_failed_check_keeps_its_lesson_and_any_other_error_its_last_line():
     from autograder.feedback import CheckFailed
-    from autograder.grading_guards import HideHiddenTestTracebacks
+    from autograder.grading.guards import HideHiddenTestTracebacks
 
     failure = CheckFailed("rows emitted by this micro-batch", 2, 3, batch=1,
                           context="batch sizes [2, 3], limit(4) (a fixed stream)")

@@ -9,7 +9,7 @@ beside them must get exactly their points.
 """
 import pytest
 
-from autograder.classroom import autograde
+from autograder.grading import autograde
 
 # Left out of the two-worker run and run alone right after it by `make test` (`make
 # test-hostile`): on an overloaded machine the shared server's foreachBatch workers may fail

@@ -6,7 +6,7 @@ a fresh query, ``foreachBatch`` in a Python process on the server after a restar
 """
 import pytest
 
-from autograder.connect_server import ConnectServer
+from autograder.grading.connect_server import ConnectServer
 from autograder.driver import StreamRun, StreamTimeout
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from autograder import global_limit
 
-from autograder.classroom import autograde
+from autograder.grading import autograde
 from tests.submissions import release_notebook, solution_notebook, write_submission
 
 ASSIGNMENT = "01_global_limit"

@@ -17,7 +17,7 @@ learner                  what they handed in
 import nbformat
 import pytest
 
-from autograder.classroom import autograde
+from autograder.grading import autograde
 from tests.submissions import release_notebook, solution_notebook, write_submission
 
 ASSIGNMENT = "03_state_store_save"

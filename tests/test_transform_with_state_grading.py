@@ -15,7 +15,7 @@ learner                    what they handed in
 """
 import pytest
 
-from autograder.classroom import autograde
+from autograder.grading import autograde
 from tests.submissions import release_notebook, solution_notebook, write_submission
 
 ASSIGNMENT = "04_transform_with_state"

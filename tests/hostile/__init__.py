@@ -5,7 +5,7 @@ whose grade cells were edited or deleted, code that never ends or kills its kern
 that leaves Spark in a mess, and cheats. :data:`CASES` maps a learner's name to the
 builder of their notebook and to what the grading must record for it:
 
-* ``outcome``: how grading ended (:mod:`autograder.classroom`'s ``GRADED``, ``TIMED_OUT``...);
+* ``outcome``: how grading ended (:mod:`autograder.grading`'s ``GRADED``, ``TIMED_OUT``...);
 * ``points``: the points per grade cell;
 * ``flagged``: whether the summary flags the submission as a cheat;
 * ``detail``: a piece of text the result's detail must contain (or None).
@@ -23,7 +23,7 @@ from typing import Callable
 
 import nbformat
 
-from autograder import classroom
+from autograder import grading
 from tests.submissions import release_notebook, solution_notebook
 
 ASSIGNMENT = "01_global_limit"
@@ -114,15 +114,15 @@ WRONG_EMITTED = "def predict_emitted(sizes, limit):\n    return [min(s, limit) f
 class Case:
     build: Callable[[Path], Path]
     points: dict[str, float]
-    outcome: str = classroom.GRADED
+    outcome: str = grading.GRADED
     flagged: bool = False
     detail: str | None = None
 
 
 CASES: dict[str, Case] = {
     # -- broken files and edited structure ------------------------------------------------
-    "not_json": Case(raw('{"cells": [ this is not json'), ZERO, classroom.NOT_A_NOTEBOOK),
-    "empty_file": Case(raw(""), ZERO, classroom.NOT_A_NOTEBOOK),
+    "not_json": Case(raw('{"cells": [ this is not json'), ZERO, grading.NOT_A_NOTEBOOK),
+    "empty_file": Case(raw(""), ZERO, grading.NOT_A_NOTEBOOK),
     "edited_grade_cell": Case(notebook(solved=("predict_emitted",), edit=_rewrite(
         "test_predict_emitted", "print('all good')")), EMITTED_ONLY),
     "deleted_grade_cell": Case(notebook(solved=("predict_emitted",),
@@ -139,9 +139,9 @@ CASES: dict[str, Case] = {
     "sleeper": Case(notebook({"predict_emitted": "import time\ntime.sleep(145)\n",
                               "predict_state": "import time\ntime.sleep(145)\n",
                               "emitted_so_far": "import time\ntime.sleep(145)\n"}),
-                    ZERO, classroom.TIMED_OUT),
+                    ZERO, grading.TIMED_OUT),
     "kernel_exit": Case(notebook({"predict_state": "import os\nos._exit(3)\n"},
-                                 solved=("predict_emitted",)), ZERO, classroom.KERNEL_DIED),
+                                 solved=("predict_emitted",)), ZERO, grading.KERNEL_DIED),
     "stops_spark": Case(notebook({"emitted_so_far": "spark.stop()\n"},
                                  solved=("predict_emitted", "first_clicks")), EMITTED_ONLY),
     "leaves_query": Case(notebook({"emitted_so_far": (
@@ -154,7 +154,7 @@ CASES: dict[str, Case] = {
         "for i in range(600):\n"
         "    with open(os.path.join(folder, f'{i}.delta'), 'wb') as f:\n"
         "        f.write(os.urandom(2**20))\n")}, solved=("predict_emitted",)),
-        ZERO, classroom.DISK_FULL),
+        ZERO, grading.DISK_FULL),
     # -- cheats ---------------------------------------------------------------------------
     "patches_check": Case(notebook({"predict_emitted": (
         "import autograder.global_limit as g\n"

@@ -132,7 +132,7 @@ def corpus_tests(assignment: str, *, seed: int = 11, right_answers: bool = True)
     import pytest
 
     from autograder.feedback import CheckFailed
-    from autograder.grading_guards import scan_notebook
+    from autograder.grading.guards import scan_notebook
 
     corpus = {learner.name: learner for learner in learners(assignment)}
     cases = [(name, grade_id, points > 0)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pyspark
 
-from .session import COURSE_CONF, LOCAL_MASTER
+from ..session import COURSE_CONF, LOCAL_MASTER
 
 #: The pip package of PySpark is a complete Spark distribution (bin/, sbin/, jars/).
 SPARK_HOME = Path(pyspark.__file__).resolve().parent

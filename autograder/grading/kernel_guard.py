@@ -1,20 +1,19 @@
 """The grading guard inside a learner's kernel: an audit hook installed before their code.
 
-:class:`autograder.grading_guards.GuardedExecute` runs one extra first cell in each grading
+:class:`autograder.grading.guards.GuardedExecute` runs one extra first cell in each grading
 kernel, which calls :func:`install`. This module is the only part of the guards that runs
 in the kernel, so it imports nothing but the standard library: the rest of the guards
 needs nbgrader and nbformat, whose imports cost a kernel about 3 s, paid by every
 notebook of a class. What the hook refuses and repairs is described in
-:mod:`autograder.grading_guards`.
+:mod:`autograder.grading.guards`.
 """
 from __future__ import annotations
 
 import json
 import os
 
-#: Environment variables the grading command gives the kernel.
-LOG_VARIABLE = "AUTOGRADER_GUARD_LOG"
-DENY_VARIABLE = "AUTOGRADER_GUARD_DENY"
+from .contract import GUARD_DENY, GUARD_LOG
+
 #: The statements put around each grade cell while it runs (never saved in the notebook).
 START_MARK = "__autograder_grade_cell__"
 END_MARK = "__autograder_grade_cell_end__"
@@ -34,12 +33,12 @@ def install(checked: list[str] = ("autograder",)) -> None:
     import importlib
     import sys
 
-    log_path = os.environ.get(LOG_VARIABLE)
+    log_path = os.environ.get(GUARD_LOG)
     if not log_path:
         return
     log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     cwd = os.path.realpath(os.getcwd())
-    deny = tuple(os.path.realpath(p) for p in os.environ.get(DENY_VARIABLE, "").split(os.pathsep) if p)
+    deny = tuple(os.path.realpath(p) for p in os.environ.get(GUARD_DENY, "").split(os.pathsep) if p)
     log_real = os.path.realpath(log_path)
     remote = bool(os.environ.get("SPARK_REMOTE"))
 

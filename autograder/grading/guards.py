@@ -14,7 +14,7 @@ function the grading command calls:
   Ordinary code that merely looks like the set-up cell's is not flagged: importing ``F``
   or ``Row`` again, a new ``spark``, a helper named like a set-up name;
 * **while running**, :class:`GuardedExecute` (nbgrader's ``Execute`` with one extra first
-  cell) installs :func:`autograder.kernel_guard.install` in the kernel: a Python *audit hook*, which no later code
+  cell) installs :func:`autograder.grading.kernel_guard.install` in the kernel: a Python *audit hook*, which no later code
   can remove. It refuses to open the solutions, the gradebook or other learners' files
   (or to connect SQLite to them), to walk the garbage collector (where the hook's own
   references live), to add another audit hook, to rewrite a check function's code, to set
@@ -46,11 +46,11 @@ from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from .kernel_guard import DISPLAY_ATTRIBUTES, END_MARK, START_MARK
 
-#: The first cell GuardedExecute runs. It imports only :mod:`autograder.kernel_guard`, which
+#: The first cell GuardedExecute runs. It imports only :mod:`autograder.grading.kernel_guard`, which
 #: needs nothing but the standard library: importing this module (nbgrader, nbformat,
 #: jsonschema) would cost the kernel about 3 s.
 _GUARD_CELL = (
-    "import autograder.kernel_guard as __autograder_guards\n"
+    "import autograder.grading.kernel_guard as __autograder_guards\n"
     "__autograder_guards.install({modules!r})\n"
     "del __autograder_guards\n"
 )

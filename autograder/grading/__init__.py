@@ -1,0 +1,45 @@
+"""Grading a class: the machinery behind ``python -m autograder.classroom grade``.
+
+A learner never needs this package; an instructor runs its command (docs/instructor.md),
+and a maintainer finds one concern per module:
+
+=====================  ================================================================
+``run``                a class: every submission, several at once, resumable;
+                       :func:`autograde`, the small API the tests use
+``grader``             one notebook: nbgrader's ``autograde`` under watch, the verdict
+``reference``          the solution's run: the class's seed, Spark's answers asked once
+``course``             the nbgrader course folder: config, source, gradebook
+``processes``          a watched process: time and disk limits, nothing left behind
+``guards``             what a cheat cannot do: the scan before, the guarded execution
+``kernel_guard``       the guard inside a learner's kernel (standard library only)
+``verdict``            after the run: which tasks a cheat touched, cells out of time
+``spark``              the Spark of a run (a Connect server) and each notebook's session
+``connect_server``     starting Spark Connect servers and standalone clusters
+``contract``           the environment variables the command and the kernels share
+``results``            what grading a notebook ends with; the summary table
+``cli``                the command line
+=====================  ================================================================
+
+Importing this package costs nothing: a learner's kernel imports :mod:`.contract` and
+:mod:`.kernel_guard` from it. The names below are loaded when first used.
+"""
+from __future__ import annotations
+
+import importlib
+
+_PUBLIC = {
+    "autograde": "run", "grade_class": "run",
+    "Grader": "grader", "GradingCourse": "course", "GradingLimits": "processes",
+    "COURSE_ROOT": "course", "DEFAULT_COURSE_DIR": "course",
+    "CellScore": "results", "NotebookGrade": "results", "summary_table": "results",
+    "GRADED": "results", "NOT_A_NOTEBOOK": "results", "TIMED_OUT": "results",
+    "KERNEL_DIED": "results", "DISK_FULL": "results", "FAILED": "results",
+    "find_submissions": "cli", "main": "cli",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,122 @@
+"""The instructor's command: ``python -m autograder.classroom grade`` (docs/instructor.md)."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .course import COURSE_ROOT, DEFAULT_COURSE_DIR, GradingCourse, nbgrader_env, run_nbgrader
+from .processes import GradingLimits
+from .results import GRADED, NotebookGrade, summary_table
+from .run import grade_class
+from .spark import grading_spark
+
+
+class Progress:
+    """A one-line progress bar on stderr."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream, self.done, self.total, self.flagged = stream, 0, 0, 0
+        self.started = time.monotonic()
+
+    def start(self, total: int, skipped: int = 0) -> None:
+        self.total, self.started = total, time.monotonic()
+        if skipped:
+            print(f"{skipped} submission(s) already graded: kept (use --force to regrade)",
+                  file=self.stream)
+        self._draw("")
+
+    def note(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+
+    def advance(self, assignment: str, grade: NotebookGrade) -> None:
+        self.done += 1
+        self.flagged += bool(grade.flags) or grade.outcome != GRADED
+        self._draw(f"{assignment}/{grade.student}")
+
+    def _draw(self, last: str) -> None:
+        width = 30
+        filled = int(width * self.done / self.total) if self.total else width
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / self.done * (self.total - self.done) if self.done else 0
+        line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                f"{elapsed:5.0f}s eta {eta:4.0f}s  {self.flagged} to look at  {last[:40]:<40}")
+        print(line, end="" if self.done < self.total else "\n", file=self.stream, flush=True)
+
+
+def find_submissions(folder: Path, assignments: list[str]) -> dict[str, dict[str, Path]]:
+    """Submissions in ``folder``: nbgrader's ``<learner>/<assignment>/<notebook>.ipynb``
+    layout, or ``<learner>.ipynb`` files when grading a single assignment."""
+    work: dict[str, dict[str, Path]] = {a: {} for a in assignments}
+    for student_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+        for assignment in assignments:
+            notebooks = sorted((student_dir / assignment).glob("*.ipynb"))
+            if notebooks:
+                work[assignment][student_dir.name] = notebooks[0]
+    if len(assignments) == 1:
+        for notebook in sorted(folder.glob("*.ipynb")):
+            work[assignments[0]].setdefault(notebook.stem, notebook)
+    return {a: s for a, s in work.items() if s}
+
+
+def parser() -> argparse.ArgumentParser:
+    command = argparse.ArgumentParser(prog="python -m autograder.classroom",
+                                      description="Grade a class's notebooks with nbgrader.")
+    commands = command.add_subparsers(dest="command", required=True)
+    grade = commands.add_parser("grade", help="grade every submission of an assignment")
+    grade.add_argument("assignment", nargs="?", help="e.g. 01_global_limit")
+    grade.add_argument("--all", action="store_true", help="every assignment in solutions/")
+    grade.add_argument("--submissions", type=Path, required=True,
+                       help="<learner>/<assignment>/*.ipynb (nbgrader's layout) or <learner>.ipynb")
+    grade.add_argument("--course-dir", type=Path, default=DEFAULT_COURSE_DIR,
+                       help="the nbgrader course folder: gradebook, graded notebooks, feedback")
+    grade.add_argument("--spark", default="server",
+                       help="server (default), local, standalone, spark://HOST:PORT or sc://HOST:PORT")
+    grade.add_argument("--jobs", type=int, default=2, help="notebooks graded at once")
+    grade.add_argument("--cell-timeout", type=int, default=300)
+    grade.add_argument("--timeout", type=float, default=900, help="seconds per notebook")
+    grade.add_argument("--disk-limit-mb", type=float, default=512)
+    grade.add_argument("--force", action="store_true", help="regrade what is already graded")
+    grade.add_argument("--no-feedback", action="store_true")
+    grade.add_argument("--streams-per-notebook", action="store_true",
+                       help="each notebook draws its own streams and asks Spark itself, as with "
+                            "stock nbgrader (slower; by default a run grades everybody on the "
+                            "same fresh streams and asks Spark once)")
+    return command
+
+
+def main(argv: list[str] | None = None) -> int:
+    command = parser()
+    args = command.parse_args(argv)
+    if args.all == bool(args.assignment):
+        command.error("name one assignment or give --all")
+    assignments = sorted(p.name for p in (COURSE_ROOT / "solutions").iterdir() if p.is_dir()) \
+        if args.all else [args.assignment]
+    work = find_submissions(args.submissions.resolve(), assignments)
+    if not work:
+        command.error(f"no submissions for {', '.join(assignments)} in {args.submissions}")
+    course = GradingCourse(args.course_dir, cell_timeout=args.cell_timeout)
+    limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
+    started = time.monotonic()
+    try:
+        with grading_spark(args.spark, log_dir=course.root / "spark-logs") as remote:
+            if remote:
+                print(f"grading against Spark Connect at {remote}", file=sys.stderr)
+            results = grade_class(course, work, remote=remote, jobs=args.jobs, limits=limits,
+                                  force=args.force, deny=[args.submissions.resolve()],
+                                  progress=Progress(),
+                                  class_answers=not args.streams_per_notebook)
+    except KeyboardInterrupt:
+        print("\ninterrupted: graded submissions are kept; run the same command to resume",
+              file=sys.stderr)
+        return 130
+    env = nbgrader_env()
+    if not args.no_feedback:
+        for assignment in results:
+            run_nbgrader(["generate_feedback", assignment, "--force"], course.root, env, check=False)
+    run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root, env, check=False)
+    print(summary_table(results))
+    print(f"\n{time.monotonic() - started:.0f} s. Gradebook {course.root / 'gradebook.db'}, "
+          f"CSV {course.root / 'grades.csv'}, feedback {course.root / 'feedback'}")
+    return 0

@@ -1,0 +1,27 @@
+"""What the grading command and a learner's kernel agree on.
+
+A grading run talks to each kernel it starts through environment variables, and both
+sides import their names from here: the command sets them (:mod:`autograder.grading.grader`,
+:mod:`autograder.grading.reference`), the course's toolkit reads them inside the kernel
+(:mod:`autograder.feedback`, :mod:`autograder.session`, :mod:`autograder.answers`,
+:mod:`autograder.grading.kernel_guard`). This module imports nothing: a kernel pays nothing
+for it.
+"""
+
+#: The seed of the run's streams: every notebook of a class is graded on the same ones.
+#: Set by hand, it replays a run's streams (``COURSE_SEED=226771``).
+SEED = "COURSE_SEED"
+#: Where the kernel's Spark writes its JVM log (its own temporary folder while grading).
+JVM_LOG = "COURSE_JVM_LOG"
+#: The file the kernel's guard appends its events to (starts, repairs, refusals).
+GUARD_LOG = "AUTOGRADER_GUARD_LOG"
+#: Paths the kernel's guard refuses to open (the solutions, the course folder, other
+#: learners' submissions), joined with ``os.pathsep``.
+GUARD_DENY = "AUTOGRADER_GUARD_DENY"
+#: Spark's answers recorded by the run's solution notebook, read by every learner's kernel.
+ANSWERS = "AUTOGRADER_ANSWERS"
+#: Where the solution notebook's kernel records every answer it asked Spark for.
+RECORD_ANSWERS = "AUTOGRADER_RECORD_ANSWERS"
+#: A Spark Connect server to grade against (the tests' shared server); ``SPARK_REMOTE``
+#: itself is left to the session factory.
+SHARED_SERVER = "AUTOGRADER_SPARK_REMOTE"

@@ -1,0 +1,180 @@
+"""The nbgrader course a grading run works in: its config, its source, its gradebook.
+
+Stock nbgrader does the grading in this folder: ``generate_assignment`` records an
+assignment in the gradebook, ``autograde`` restores locked cells, runs a notebook and saves
+its points, ``generate_feedback`` and ``export`` write the learners' feedback and the
+instructor's CSV. The config written here swaps nbgrader's ``Execute`` for the guarded one
+(:mod:`autograder.grading.guards`) and keeps hidden tests out of the feedback.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+from .results import CellScore, NotebookGrade
+
+#: The course's top folder (where solutions/ and exercises/ live).
+COURSE_ROOT = Path(__file__).resolve().parents[2]
+#: Where the grading command keeps its nbgrader course unless told otherwise.
+DEFAULT_COURSE_DIR = COURSE_ROOT / ".course-work" / "classroom"
+
+_CONFIG = """\
+# Written by autograder.grading.course: the nbgrader course used for grading.
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
+                                    GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
+from autograder.grading.guards import GuardedExecute, HideHiddenTestTracebacks
+
+c = get_config()
+c.CourseDirectory.root = {root!r}
+c.CourseDirectory.course_id = "inside-spark-state-store"
+c.CourseDirectory.source_directory = "source"
+c.CourseDirectory.release_directory = "release"
+c.CourseDirectory.db_url = "sqlite:///{root}/gradebook.db"
+c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
+# Per cell: a cell still running after this many seconds is interrupted (and scores zero).
+c.Execute.timeout = {cell_timeout}
+c.Execute.interrupt_on_timeout = True
+# ... and says so, in the graded notebook and in the learner's feedback.
+c.Execute.error_on_timeout = {{
+    "ename": "CellTimeoutError",
+    "evalue": "{timeout_message}",
+    "traceback": ["CellTimeoutError: {timeout_message}"]}}
+# A grade cell the learner deleted is put back (nbgrader finds it in the gradebook).
+c.OverwriteCells.add_missing_cells = True
+c.Autograde.autograde_preprocessors = [
+    GuardedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    AssignLatePenalties, CheckCellMetadata]
+# Feedback shows neither hidden tests nor the tracebacks that would quote them.
+c.GenerateFeedback.preprocessors = [
+    GetGrades, ClearHiddenTests, HideHiddenTestTracebacks, CSSHTMLHeaderPreprocessor]
+"""
+
+
+def timeout_message(cell_timeout: int) -> str:
+    """What a learner reads in a cell that grading stopped."""
+    return (f"this cell was still running after {cell_timeout} s, the time a cell may take "
+            "when grading: it was stopped and scores zero (look for a loop that never ends "
+            "or a query that waits for ever)")
+
+
+class GradingCourse:
+    """The nbgrader course folder grading works in: config, source, gradebook, submissions."""
+
+    def __init__(self, root: Path, *, cell_timeout: int = 600):
+        self.root = Path(root).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "nbgrader_config.py").write_text(
+            _CONFIG.format(root=str(self.root), cell_timeout=cell_timeout,
+                           timeout_message=timeout_message(cell_timeout)))
+        self.db_url = f"sqlite:///{self.root}/gradebook.db"
+        self._db_lock = threading.Lock()
+
+    def notebook_name(self, assignment: str) -> str:
+        names = sorted(p.name for p in (COURSE_ROOT / "solutions" / assignment).glob("*.ipynb"))
+        if len(names) != 1:
+            raise ValueError(f"solutions/{assignment} should hold exactly one notebook: {names}")
+        return names[0]
+
+    def prepare(self, assignment: str, env: dict[str, str]) -> None:
+        """Record the assignment in the gradebook (once per version of the solution)."""
+        source = COURSE_ROOT / "solutions" / assignment
+        digest = file_digest(source / self.notebook_name(assignment))
+        stamp = self.root / "grading" / assignment / "source.sha256"
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        target = self.root / "source" / assignment
+        shutil.rmtree(self.answers_folder(assignment), ignore_errors=True)  # for the old solution
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(source, target)
+        run_nbgrader(["generate_assignment", assignment, "--force"], self.root, env)
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(digest)
+
+    def grade_ids(self, assignment: str) -> list[str]:
+        """The assignment's grade cells, in notebook order."""
+        import nbformat
+        nb = nbformat.read(COURSE_ROOT / "solutions" / assignment / self.notebook_name(assignment), 4)
+        return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+
+    def ledger(self, assignment: str, student: str) -> Path:
+        """Where a graded submission is written down (what makes a run resumable)."""
+        return self.root / "grading" / assignment / f"{student}.json"
+
+    def answers_folder(self, assignment: str) -> Path:
+        """Where a run keeps its seed and Spark's answers (:mod:`autograder.grading.reference`)."""
+        return self.root / "spark-answers" / assignment
+
+    # -- the gradebook ----------------------------------------------------------------------
+    @contextlib.contextmanager
+    def gradebook(self):
+        from nbgrader.api import Gradebook
+        with self._db_lock, Gradebook(self.db_url) as gradebook:
+            yield gradebook
+
+    def record_zero(self, assignment: str, student: str) -> None:
+        """Make sure the gradebook holds this submission, with zero for every cell."""
+        from nbgrader.api import MissingEntry
+        with self.gradebook() as gradebook:
+            try:
+                submission = gradebook.find_submission(assignment, student)
+            except MissingEntry:
+                with warnings.catch_warnings():  # SQLAlchemy's autoflush notes
+                    warnings.simplefilter("ignore")
+                    submission = gradebook.add_submission(assignment, student)
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    grade.auto_score, grade.manual_score = 0, None
+            gradebook.db.commit()
+
+    def zero(self, assignment: str, student: str, grade_ids: set[str]) -> None:
+        """A cheat: these cells score zero, whatever they earned."""
+        with self.gradebook() as gradebook:
+            submission = gradebook.find_submission(assignment, student)
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.name in grade_ids:
+                        grade.manual_score = 0
+            gradebook.db.commit()
+
+    def read_grade(self, assignment, student, outcome, *, flags=(), detail="") -> NotebookGrade:
+        """The learner's points as the gradebook holds them now."""
+        name = self.notebook_name(assignment)[: -len(".ipynb")]
+        with self.gradebook() as gradebook:
+            graded = gradebook.find_submission_notebook(name, assignment, student)
+            cells = {grade.name: CellScore(grade.score, grade.max_score) for grade in graded.grades}
+        return NotebookGrade(student, cells, outcome, list(flags), detail)
+
+
+def run_nbgrader(args: list[str], root: Path, env: dict[str, str], check: bool = True):
+    command = [sys.executable, "-m", "nbgrader", *args]
+    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def file_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def nbgrader_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment nbgrader and the kernels it starts run with."""
+    run_env = {**os.environ, **(env or {})}
+    # nbgrader runs `alembic` (and kernels) from PATH: put this Python's bin first.
+    run_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), run_env.get("PATH", "")])
+    run_env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    run_env.setdefault("PYSPARK_PYTHON", sys.executable)
+    run_env.pop("SPARK_REMOTE", None)
+    return run_env

@@ -1,0 +1,99 @@
+"""A grading run: every submission of a class, several at once, resumable."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from pathlib import Path
+
+from .contract import SHARED_SERVER
+from .course import GradingCourse, file_digest
+from .grader import Grader
+from .processes import GradingLimits
+from .results import FAILED, NotebookGrade
+from .spark import grading_spark
+
+
+def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
+                remote: str | None, jobs: int = 2, limits: GradingLimits | None = None,
+                env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
+                progress=None, class_answers: bool = True) -> dict[str, dict[str, NotebookGrade]]:
+    """Grade ``work`` ({assignment: {learner: notebook}}); resume unless ``force``.
+
+    With ``class_answers`` every notebook of an assignment is graded on the same fresh
+    streams, and Spark's answers for them are asked once (:mod:`autograder.grading.reference`);
+    without, each kernel draws its own streams and asks Spark itself, as stock nbgrader.
+    One learner's notebook never stops the class: whatever goes wrong is its outcome.
+    """
+    grader = Grader(course, remote=remote, limits=limits, env=env, deny=list(deny))
+    results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
+    todo = []
+    for assignment, submissions in work.items():
+        course.prepare(assignment, grader.env)
+        for student, notebook in submissions.items():
+            ledger = course.ledger(assignment, student)
+            if not force and ledger.exists():
+                record = json.loads(ledger.read_text())
+                if record.pop("submission_sha256", None) == file_digest(notebook):
+                    results[assignment][student] = NotebookGrade.from_json(record)
+                    continue
+            todo.append((assignment, student, notebook))
+    if class_answers:
+        for assignment in sorted({item[0] for item in todo}):
+            if progress:
+                progress.note(f"{assignment}: running the solution once for Spark's answers ...")
+            line = grader.record_answers(assignment, reuse=not force)
+            if progress:
+                progress.note(line)
+    if progress:
+        progress.start(len(todo), skipped=sum(map(len, results.values())))
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        futures = {pool.submit(grader.grade, *item): item for item in todo}
+        for future in as_completed(futures):
+            assignment, student, _ = futures[future]
+            try:
+                grade = future.result()
+            except KeyboardInterrupt:
+                raise
+            except Exception as error:  # noqa: BLE001 - one learner never stops the class
+                grade = NotebookGrade(student, {}, FAILED, detail=f"{type(error).__name__}: {error}")
+            results[assignment][student] = grade
+            if progress:
+                progress.advance(assignment, grade)
+    except BaseException:
+        grader.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
+def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: int = 600,
+              env: dict[str, str] | None = None, workdir: Path | None = None,
+              spark: str | None = None, jobs: int = 1,
+              submission_timeout: float = 1800.0, disk_limit_mb: float = 512.0,
+              class_answers: bool = True) -> dict[str, NotebookGrade]:
+    """Grade each learner's notebook with nbgrader; return grades by learner.
+
+    ``submissions`` maps a learner's name to the notebook they handed in. The nbgrader
+    course is laid out in a temporary folder, or in ``workdir`` (kept afterwards, to look at
+    the graded notebooks). ``spark`` chooses the Spark the notebooks use (see
+    :func:`autograder.grading.spark.grading_spark`); by default, the Connect server named by
+    ``AUTOGRADER_SPARK_REMOTE`` when set (the tests' shared server), else a local Spark in
+    each kernel. ``jobs`` notebooks are graded at once. ``class_answers``: see
+    :func:`grade_class`.
+    """
+    spark = spark or os.environ.get(SHARED_SERVER) or "local"
+    limits = GradingLimits(cell_timeout, submission_timeout, disk_limit_mb)
+    with contextlib.ExitStack() as stack:
+        root = Path(workdir or stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
+        course = GradingCourse(root, cell_timeout=cell_timeout)
+        remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs"))
+        results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
+                              jobs=jobs, limits=limits, env=env, force=True,
+                              class_answers=class_answers)
+        return results[assignment]
