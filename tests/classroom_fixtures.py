@@ -25,7 +25,7 @@ import pytest
 
 from autograder import grading
 from autograder.grading.contract import SHARED_SERVER
-from autograder.connect_server import ConnectServer
+from autograder.grading.connect_server import ConnectServer
 
 
 @pytest.fixture(scope="session")
