@@ -34,7 +34,9 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer
 from .driver import StreamRun
-from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain, stop_if_unfinished
+from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, plain_value,
+                       seed_for)
+from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
 from .plan import PlanNode, parse_plan, physical_plan
 from .session import course_session
 
@@ -77,7 +79,6 @@ EDGE_PARTITIONS = [([["a"], [], ["a", "a"], ["b", "c", "d", "e", "f", "g"]], 4),
 #: shorter one drops it); sessions extended and closed across micro-batches.
 EDGE_SESSIONS = ([[("a", 20, 1), ("b", 21, 2)], [("a", 12, 3), ("b", 24, 4)],
                   [("a", 50, 5)]], 5)
-FIXED = "a fixed stream"
 
 def at(second: float) -> datetime:
     """The instant ``second`` seconds after :data:`T0`."""
@@ -172,18 +173,10 @@ def reference_sessions(events: DataFrame, gap_seconds: int) -> DataFrame:
                   .agg(F.count("*").alias("events"), F.sum("v").alias("total")))
 
 
-def _plain_value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, dict):
-        return {k: _plain_value(v) for k, v in value.items()}
-    return value
-
-
 def _rows(rows) -> list[dict]:
     """Rows as plain dicts (timestamps as text), in an order that depends on their values
     only (not on the order of their columns), so two runs can be compared."""
-    dicts = [_plain_value(row.asDict(recursive=True)) for row in rows]
+    dicts = [plain_value(row.asDict(recursive=True)) for row in rows]
     return sorted(dicts, key=lambda row: repr(sorted(row.items())))
 
 
@@ -198,8 +191,8 @@ def _open_sessions(state_rows) -> list[list]:
         if window is None:  # not a session window: the plan check says so
             sessions.append([repr(row["key"]), None, None])
         else:
-            sessions.append([value.get("user"), _plain_value(window["start"]),
-                             _plain_value(window["end"])])
+            sessions.append([value.get("user"), plain_value(window["start"]),
+                             plain_value(window["end"])])
     return sorted(sessions, key=repr)
 
 
@@ -220,10 +213,6 @@ def session_run(spark: SparkSession, batches, build: Callable[[DataFrame], DataF
 
 
 # -- fresh streams ----------------------------------------------------------------------------
-def _seed(seed: int | None) -> int:
-    return fresh_seed() if seed is None else seed
-
-
 def random_keys(rng: random.Random, batches: tuple[int, int] = (3, 3)) -> list[list[str]]:
     """Micro-batches of keys drawn from a few letters; a batch may be empty."""
     letters = rng.sample("abcdefg", rng.randint(3, 5))
@@ -324,7 +313,7 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
     if example:
         cases = [(query, "the chapter's examples") for query in EXAMPLE_QUERIES]
     else:
-        seed = _seed(seed)
+        seed = seed_for(seed)
         rng = random.Random(seed)
         queries = [random_aggregation(rng) for _ in range(2)]
         if len({mode for _, _, mode in queries}) == 1:  # always one of each shape
@@ -332,7 +321,7 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
             other = next(q for q in plain_or_session if q[2] != queries[0][2])
             queries[1] = other
         cases = [(query, FIXED) for query in EDGE_QUERIES] + \
-            [(query, f"seed {seed}") for query in queries]
+            [(query, drawn(seed)) for query in queries]
     events = [(user, at(second), v) for user, second, v in EXAMPLE_EVENTS[0]]
     for (description, build, mode), label in cases:
         with StreamRun(spark, EVENTS_SCHEMA, build, output_mode=mode) as run:
@@ -353,21 +342,17 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
     emits and the state store's rows after it (dicts: the order of keys does not matter)."""
     spark = course_session()
     if example:
-        streams = [("the chapter's example", EXAMPLE_KEYS, 2)]
+        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
     else:
-        seed = _seed(seed)
-        streams = [(FIXED, EDGE_KEYS, None), (f"seed {seed}", random_keys(random.Random(seed)), None)]
+        seed = seed_for(seed)
+        streams = [(FIXED, EDGE_KEYS, None), (drawn(seed), random_keys(random.Random(seed)), None)]
     for label, batches, partitions in streams:
         context = f"micro-batches of keys {batches} ({label})"
-        got = plain(ask(predict, [list(b) for b in batches], what="predict_counts",
-                        context=context), "predict_counts' answer")
+        answer = ask(predict, [list(b) for b in batches], what="predict_counts", context=context)
         truth = keyed_count_run(spark, batches, partitions)
-        check_equal(len(got) if isinstance(got, list) else got, len(truth),
-                    "how many micro-batches your answer covers", context=context)
+        got = answer_per_batch(answer, len(truth), "predict_counts' answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            if not isinstance(mine, dict):
-                raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
-                                  batch=batch_id, context=context)
+            mine = batch_dict(mine, batch_id, context)
             check_equal(mine.get("state"), spark_did["state"],
                         "the state rows after this micro-batch, {key: count}",
                         batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
@@ -388,23 +373,20 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
     ``numRowsTotal``, ``numRowsUpdated`` and ``numStateStoreInstances``."""
     spark = course_session()
     if example:
-        streams = [("the chapter's example", EXAMPLE_KEYS, 2)]
+        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
     else:
-        seed = _seed(seed)
+        seed = seed_for(seed)
         rng = random.Random(seed)
         streams = [(FIXED, batches, partitions) for batches, partitions in EDGE_PARTITIONS]
-        streams.append((f"seed {seed}", random_keys(rng), rng.choice([3, 4])))
+        streams.append((drawn(seed), random_keys(rng), rng.choice([3, 4])))
     for label, batches, partitions in streams:
         context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
-        got = plain(ask(predict, [list(b) for b in batches], partitions,
-                        what="predict_metrics", context=context), "predict_metrics' answer")
+        answer = ask(predict, [list(b) for b in batches], partitions, what="predict_metrics",
+                     context=context)
         truth = keyed_count_run(spark, batches, partitions)
-        check_equal(len(got) if isinstance(got, list) else got, len(truth),
-                    "how many micro-batches your answer covers", context=context)
+        got = answer_per_batch(answer, len(truth), "predict_metrics' answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            if not isinstance(mine, dict):
-                raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
-                                  batch=batch_id, context=context)
+            mine = batch_dict(mine, batch_id, context)
             for field in METRIC_FIELDS:
                 revisit = REVISIT_PARTITIONS if field == "numStateStoreInstances" else REVISIT_RESTORE_SAVE
                 check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
@@ -426,10 +408,10 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
     spark = course_session()
     stop_if_unfinished(sessions, spark.createDataFrame([], EVENTS_SCHEMA), EXAMPLE_GAP)
     if example:
-        streams = [("the chapter's example", EXAMPLE_EVENTS, EXAMPLE_GAP)]
+        streams = [(EXAMPLE, EXAMPLE_EVENTS, EXAMPLE_GAP)]
     else:
-        seed = _seed(seed)
-        streams = [(FIXED, *EDGE_SESSIONS), (f"seed {seed}", *random_events(random.Random(seed)))]
+        seed = seed_for(seed)
+        streams = [(FIXED, *EDGE_SESSIONS), (drawn(seed), *random_events(random.Random(seed)))]
     for label, batches, gap in streams:
         context = f"events (user, second, v) {batches}, gap {gap} s ({label})"
         got, plan = ask(session_run, spark, batches, lambda df: sessions(df, gap),

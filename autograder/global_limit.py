@@ -29,7 +29,8 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_checkpoints
 from .driver import StreamRun
-from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain, stop_if_unfinished
+from .checking import EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, query_failed, seed_for
+from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
 from .session import course_session
 from .streams import batch_sizes, numbered_rows
 
@@ -92,7 +93,7 @@ def stored_count(state_rows) -> int | None:
 
 
 def _streams(seed: int | None, count: int) -> tuple[int, list[tuple[list[int], int]]]:
-    seed = fresh_seed() if seed is None else seed
+    seed = seed_for(seed)
     rng = random.Random(seed)
     streams = []
     for _ in range(count):
@@ -101,31 +102,20 @@ def _streams(seed: int | None, count: int) -> tuple[int, list[tuple[list[int], i
     return seed, streams
 
 
-def _describe(seed, sizes, limit) -> str:
-    return f"batch sizes {sizes}, limit({limit}) (seed {seed})"
+def _describe(sizes, limit, origin) -> str:
+    return f"batch sizes {sizes}, limit({limit}) ({origin})"
 
 
 def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, list[int], int]]:
     """The streams a check runs: the chapter's example; or the edge streams, then fresh
     ones from a seed."""
     if example:
-        return [(f"batch sizes {EXAMPLE_SIZES}, limit({EXAMPLE_LIMIT}) (the chapter's example)",
-                 EXAMPLE_SIZES, EXAMPLE_LIMIT)]
-    seed, drawn = _streams(seed, streams)
-    edges = [(f"batch sizes {sizes}, limit({limit}) (a fixed stream: {shows})", sizes, limit)
+        return [(_describe(EXAMPLE_SIZES, EXAMPLE_LIMIT, EXAMPLE), EXAMPLE_SIZES, EXAMPLE_LIMIT)]
+    seed, streams_drawn = _streams(seed, streams)
+    edges = [(_describe(sizes, limit, f"{FIXED}: {shows}"), sizes, limit)
              for sizes, limit, shows in EDGE_STREAMS]
-    return edges + [(_describe(seed, sizes, limit), sizes, limit) for sizes, limit in drawn]
-
-
-def _one_answer_per_batch(answer, batches: int, what: str, context: str) -> list:
-    """The learner's answer as a plain list with one entry per micro-batch."""
-    answer = plain(answer, what)
-    if type(answer) is not list:
-        raise CheckFailed(f"{what} must be a list, one entry per micro-batch",
-                          "a list", answer, context=context)
-    check_equal(len(answer), batches, "how many micro-batches your answer covers",
-                context=context)
-    return answer
+    return edges + [(_describe(sizes, limit, drawn(seed)), sizes, limit)
+                    for sizes, limit in streams_drawn]
 
 
 # -- task 1: what each micro-batch emits ------------------------------------------------------
@@ -138,7 +128,7 @@ def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
     for context, sizes, limit in cases:
         answer = ask(predict, list(sizes), limit, what="predict_emitted", context=context)
         truth = [batch["emitted"] for batch in limit_run(spark, sizes, limit)]
-        got = _one_answer_per_batch(answer, len(truth), "predict_emitted's answer", context)
+        got = answer_per_batch(answer, len(truth), "predict_emitted's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             check_equal(mine, spark_did, "rows emitted by this micro-batch",
                         batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
@@ -158,11 +148,9 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
     for context, sizes, limit in cases:
         answer = ask(predict, list(sizes), limit, what="predict_state", context=context)
         truth = limit_run(spark, sizes, limit)
-        got = _one_answer_per_batch(answer, len(truth), "predict_state's answer", context)
+        got = answer_per_batch(answer, len(truth), "predict_state's answer", context)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            if type(mine) is not dict:
-                raise CheckFailed("each batch's answer must be a dict", "a dict", mine,
-                                  batch=batch_id, context=context)
+            mine = batch_dict(mine, batch_id, context)
             for field in STATE_FIELDS:
                 check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
                             batch=batch_id, revisit=REVISIT_STATE, context=context)
@@ -205,10 +193,10 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
         stop_if_unfinished(read_counter, spark, empty_checkpoint)
     if example:
-        streams = [("the chapter's example", EXAMPLE_SIZES, EXAMPLE_LIMIT)]
+        streams = [(EXAMPLE, EXAMPLE_SIZES, EXAMPLE_LIMIT)]
     else:
         seed, ((sizes, limit),) = _streams(seed, 1)
-        streams = [("a fixed stream", *edge) for edge in EDGE_RESTARTS] + [(f"seed {seed}", sizes, limit)]
+        streams = [(FIXED, *edge) for edge in EDGE_RESTARTS] + [(drawn(seed), sizes, limit)]
     for origin, sizes, limit in streams:
         context = f"batch sizes {sizes}, limit({limit}) ({origin}), restarted after batch 1"
         for batch_id, (emitted, checkpoint) in enumerate(
@@ -260,17 +248,17 @@ def _click_streams(example: bool, seed: int | None) -> list[tuple[str, list, int
         batches = _event_batches(rng, [3, 4, 2, 5])
         origin = "seed example"
     else:
-        seed = fresh_seed() if seed is None else seed
+        seed = seed_for(seed)
         rng = random.Random(seed)
         batches = _event_batches(rng, batch_sizes(rng, batches=(4, 5), rows=(1, 6)))
-        origin = f"seed {seed}"
+        origin = drawn(seed)
     clicks = sum(kind == "click" for batch in batches for _, kind in batch)
     n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
-    drawn = (f"events {batches}, n={n} ({origin})", batches, n)
+    drawn_stream = (f"events {batches}, n={n} ({origin})", batches, n)
     if example:
-        return [drawn]
+        return [drawn_stream]
     edge_batches, edge_n = EDGE_CLICKS
-    return [(f"events {edge_batches}, n={edge_n} (a fixed stream)", edge_batches, edge_n), drawn]
+    return [(f"events {edge_batches}, n={edge_n} ({FIXED})", edge_batches, edge_n), drawn_stream]
 
 
 def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
@@ -290,7 +278,13 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
         expected = reference_clicks_per_batch(spark, batches, n)
         with StreamRun(spark, EVENTS_SCHEMA, lambda df: first_clicks(df, n)) as run:
             for batch_id, rows in enumerate(batches):
-                (batch,) = run.add_batch(rows)
+                try:
+                    (batch,) = run.add_batch(rows)
+                except CheckFailed:
+                    raise
+                except Exception as error:  # noqa: BLE001 - the learner's query failed in Spark
+                    raise query_failed(error, "your query", batch=batch_id, context=context,
+                                       revisit=REVISIT_PLAN) from None
                 got = sorted(plain([row["id"], row["kind"]]) for row in batch.output)
                 check_equal(got, expected[batch_id],
                             "the (id, kind) rows this micro-batch emitted",

@@ -26,8 +26,8 @@ output row is ``[window start, count]``. The executable model of the operator is
 """
 from __future__ import annotations
 
+import functools
 import random
-import threading
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
@@ -36,9 +36,11 @@ from pyspark.sql import functions as F
 
 from . import save_model
 from .answers import spark_answer
+from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, seed_for,
+                       side_by_side)
 from .driver import StreamRun
-from .feedback import CheckFailed, ask, check_equal, fresh_seed, passed, plain
-from .session import course_session, is_connect
+from .feedback import CheckFailed, ask, check_equal, passed, plain
+from .session import course_session
 
 CHAPTER = "chapter 3, StateStoreSaveExec in Append, Complete and Update modes"
 REVISIT = {
@@ -125,31 +127,9 @@ def spark_run(spark: SparkSession, batches: list[list[int]], mode: str, delay: i
 
 def spark_runs(spark: SparkSession, batches: list[list[int]], delay: int,
                modes=save_model.MODES) -> dict[str, list[dict]]:
-    """:func:`spark_run` for several output modes at once (the queries run side by side).
-
-    Under Spark Connect the modes run one after the other: each ``foreachBatch`` query
-    there needs its own Python worker on the server, and starting several at once can
-    time out on a busy machine.
-    """
-    if is_connect(spark):
-        return {mode: spark_run(spark, batches, mode, delay) for mode in modes}
-    results: dict[str, list[dict]] = {}
-    errors: list[BaseException] = []
-
-    def one(mode: str) -> None:
-        try:
-            results[mode] = spark_run(spark, batches, mode, delay)
-        except BaseException as error:  # noqa: BLE001 - re-raised below
-            errors.append(error)
-
-    threads = [threading.Thread(target=one, args=(mode,)) for mode in modes]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return {mode: results[mode] for mode in modes}
+    """:func:`spark_run` for several output modes, side by side where that is safe."""
+    return side_by_side(spark, {mode: functools.partial(spark_run, spark, batches, mode, delay)
+                                for mode in modes})
 
 
 # -- fresh streams ----------------------------------------------------------------------------------
@@ -173,18 +153,6 @@ def random_case(seed: int) -> tuple[list[list[int]], int]:
     return random_stream(rng), rng.choice([0, 5, 10])
 
 
-#: The seed of this process's grading run, drawn once when the module is imported, so that
-#: the checks of one notebook share their streams (and Spark runs each stream once). It is a
-#: constant of the module: the grading guard restores the module's names before every grade
-#: cell, so a value cached later would be undone (and reported as tampering).
-GRADING_SEED: int = fresh_seed()
-
-
-def _seed(seed: int | None) -> int:
-    """The seed a check uses: the one given, else this process's grading seed."""
-    return GRADING_SEED if seed is None else seed
-
-
 #: Streams every graded check runs besides the seed's, each with its delay, chosen so that a
 #: belief the chapter warns about fails on it whatever the seed:
 #: * a data micro-batch that does not move the watermark (no no-data micro-batch after it),
@@ -201,10 +169,10 @@ EDGE_STREAMS = [([[20, 22], [5, 21], [40], [3]], 10),
 def _cases(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:
     """The streams a check runs: the chapter's example; or the edge streams and the seed's."""
     if example:
-        return [(EXAMPLE_BATCHES, EXAMPLE_DELAY, "the chapter's example")]
-    seed = _seed(seed)
-    return [(batches, delay, "a fixed stream") for batches, delay in EDGE_STREAMS] + \
-        [(*random_case(seed), f"seed {seed}")]
+        return [(EXAMPLE_BATCHES, EXAMPLE_DELAY, EXAMPLE)]
+    seed = seed_for(seed)
+    return [(batches, delay, FIXED) for batches, delay in EDGE_STREAMS] + \
+        [(*random_case(seed), drawn(seed))]
 
 
 def describe(batches, delay, origin, mode=None) -> str:
@@ -221,19 +189,37 @@ def _copy(value):
     return [_copy(v) for v in value] if isinstance(value, list) else value
 
 
-def _same_length(got, truth, context, revisit) -> None:
-    if not isinstance(got, list):
-        raise CheckFailed("the answer must be a list, one entry per micro-batch", "a list",
-                          got, context=context)
-    labels = ["no-data" if t["input_rows"] == 0 and i and _moved(truth, i) else "data"
-              for i, t in enumerate(truth)]
-    check_equal(len(got), len(truth),
-                f"how many micro-batches Spark ran (kinds: {labels})",
-                revisit=revisit, context=context)
+def _per_batch(answer, truth: list[dict], context: str) -> list:
+    """The answer as one entry per micro-batch Spark ran, no-data ones included."""
+    return answer_per_batch(answer, len(truth), "the answer", context,
+                            kinds=_batch_kinds(truth), revisit=REVISIT_NO_DATA)
+
+
+def _batch_kinds(truth: list[dict]) -> list[str]:
+    return ["no-data" if t["input_rows"] == 0 and i and _moved(truth, i) else "data"
+            for i, t in enumerate(truth)]
 
 
 def _moved(truth, i) -> bool:
     return truth[i]["watermark"] != truth[i - 1]["watermark"]
+
+
+def _compare_per_mode(predict, what: str, seed: int | None, example: bool, compare) -> int:
+    """Ask ``predict(batches, mode, delay)`` for every stream and mode, run Spark on the same
+    stream in the three modes, and call ``compare(mine, did, context, mode)`` for every
+    micro-batch Spark ran. Returns the number of streams."""
+    spark = course_session()
+    cases = _cases(seed, example)
+    for batches, delay, origin in cases:
+        answers = {mode: _ask(predict, batches, mode, delay, what=what,
+                              context=describe(batches, delay, origin, mode))
+                   for mode in save_model.MODES}
+        truth = spark_runs(spark, batches, delay)
+        for mode in save_model.MODES:
+            context = describe(batches, delay, origin, mode)
+            for mine, did in zip(_per_batch(answers[mode], truth[mode], context), truth[mode]):
+                compare(mine, did, context, mode)
+    return len(cases)
 
 
 # -- task 1: what each micro-batch emits ------------------------------------------------------------
@@ -241,22 +227,13 @@ def check_predicted_output(predict: Callable[[list[list[int]], str, int], list],
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs (no-data
     ones included), the rows it emits: a list of ``[window start, count]`` (in any order)."""
-    spark = course_session()
-    cases = _cases(seed, example)
-    for batches, delay, origin in cases:
-        answers = {mode: _ask(predict, batches, mode, delay, what="predict_output",
-                            context=describe(batches, delay, origin, mode))
-                   for mode in save_model.MODES}
-        truth = spark_runs(spark, batches, delay)
-        for mode in save_model.MODES:
-            context = describe(batches, delay, origin, mode)
-            got = answers[mode]
-            _same_length(got, truth[mode], context, REVISIT_NO_DATA)
-            for mine, did in zip(got, truth[mode]):
-                check_equal(sorted(mine) if isinstance(mine, list) else mine, did["output"],
-                            "the [window start, count] rows this micro-batch emitted",
-                            batch=did["batch_id"], revisit=REVISIT[mode], context=context)
-    passed(f"your predicted output matches Spark in all three modes ({len(cases)} streams)")
+    def compare(mine, did, context, mode) -> None:
+        check_equal(sorted(mine) if isinstance(mine, list) else mine, did["output"],
+                    "the [window start, count] rows this micro-batch emitted",
+                    batch=did["batch_id"], revisit=REVISIT[mode], context=context)
+
+    streams = _compare_per_mode(predict, "predict_output", seed, example, compare)
+    passed(f"your predicted output matches Spark in all three modes ({streams} streams)")
 
 
 # -- task 2: the row counts of every micro-batch ----------------------------------------------------
@@ -264,25 +241,14 @@ def check_predicted_metrics(predict: Callable[[list[list[int]], str, int], list]
                             seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs, a dict of
     ``numRowsTotal``, ``numRowsUpdated``, ``numRowsRemoved``, ``numRowsDroppedByWatermark``."""
-    spark = course_session()
-    cases = _cases(seed, example)
-    for batches, delay, origin in cases:
-        answers = {mode: _ask(predict, batches, mode, delay, what="predict_metrics",
-                            context=describe(batches, delay, origin, mode))
-                   for mode in save_model.MODES}
-        truth = spark_runs(spark, batches, delay)
-        for mode in save_model.MODES:
-            context = describe(batches, delay, origin, mode)
-            got = answers[mode]
-            _same_length(got, truth[mode], context, REVISIT_NO_DATA)
-            for mine, did in zip(got, truth[mode]):
-                if not isinstance(mine, dict):
-                    raise CheckFailed("each micro-batch's answer must be a dict", "a dict", mine,
-                                      batch=did["batch_id"], context=context)
-                for name in METRIC_NAMES:
-                    check_equal(mine.get(name), did["metrics"][name], name,
-                                batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)
-    passed(f"your predicted row counts match Spark in all three modes ({len(cases)} streams)")
+    def compare(mine, did, context, mode) -> None:
+        mine = batch_dict(mine, did["batch_id"], context)
+        for name in METRIC_NAMES:
+            check_equal(mine.get(name), did["metrics"][name], name,
+                        batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)
+
+    streams = _compare_per_mode(predict, "predict_metrics", seed, example, compare)
+    passed(f"your predicted row counts match Spark in all three modes ({streams} streams)")
 
 
 # -- task 3: choosing the watermark delay -----------------------------------------------------------
@@ -320,21 +286,8 @@ def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int 
 
 def _check_delay(spark: SparkSession, batches: list[list[int]], delay: int, context: str) -> None:
     delays = [delay] + ([delay - 1] if delay > 0 else [])
-    results = {}
-
-    def one(d: int) -> None:
-        results[d] = spark_run(spark, batches, "append", d)
-
-    threads = [threading.Thread(target=one, args=(d,)) for d in delays]
-    for thread in threads:
-        thread.start()
-        if is_connect(spark):
-            thread.join()               # one query at a time under Connect
-    for thread in threads:
-        thread.join()
-    for d in delays:
-        if d not in results:
-            raise RuntimeError(f"the Spark run with a delay of {d} s did not finish")
+    results = side_by_side(spark, {d: functools.partial(spark_run, spark, batches, "append", d)
+                                   for d in delays})
     check_equal(dropped_rows(results[delay]), 0,
                 f"groups dropped by the watermark with a delay of {delay} s",
                 revisit=REVISIT_DELAY, context=context)
@@ -366,7 +319,9 @@ def check_update_step(step: save_model.Step, *, seed: int | None = None,
 
         model = save_model.run(batches, "update", delay, step=learner_step)
         truth = spark_run(spark, batches, "update", delay)
-        _same_length(model, truth, context, REVISIT_NO_DATA)
+        check_equal(len(model), len(truth), f"how many micro-batches your step's model ran "
+                    f"(Spark ran: {_batch_kinds(truth)})", revisit=REVISIT_NO_DATA,
+                    context=context)
         for mine, did in zip(model, truth):
             check_equal(sorted(mine.output), did["output"],
                         "the [window start, count] rows emitted (your step, driven by the model)",

@@ -31,7 +31,8 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor
 
 from .driver import BatchRecord, StreamRun
-from .feedback import CheckFailed, check_equal, fresh_seed, passed, stop_if_unfinished
+from .checking import EXAMPLE, FIXED, plain_value, query_failed, seed_for
+from .feedback import CheckFailed, check_equal, passed, stop_if_unfinished
 from .session import course_session
 
 CHAPTER = "chapter 4, transformWithState"
@@ -104,14 +105,8 @@ def _split(batch: BatchRecord) -> dict[str, list]:
     for row in batch.output:
         values = row.asDict()
         who = values.pop(_WHO)
-        rows[who].append([_plain_value(v) for v in values.values()])
+        rows[who].append([plain_value(v) for v in values.values()])
     return {who: sorted(found, key=repr) for who, found in rows.items()}
-
-
-def _plain_value(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    return value
 
 
 def operator_ids(run: StreamRun) -> dict[str, int]:
@@ -193,9 +188,8 @@ class _Scenario:
         except CheckFailed:
             raise
         except Exception as error:  # noqa: BLE001 - the learner's processor failed in Spark
-            raise CheckFailed("the streaming query failed while running your processor",
-                              "no error", _first_line(error), revisit=REVISIT_LIFE_CYCLE,
-                              context=self.context) from None
+            raise query_failed(error, "the streaming query running your processor",
+                               revisit=REVISIT_LIFE_CYCLE, context=self.context) from None
         for record in records:
             split = _split(record)
             check_equal(split[_LEARNER], split[_REFERENCE],
@@ -224,27 +218,10 @@ def quick_try(processor: StatefulProcessor, rows_by_key: dict, *, time_mode: str
     stop_if_unfinished(try_it)
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error)
-    for marker in ("Error: ", "Exception: "):
-        found = text.rfind(marker, 0, text.find("=== Streaming Query") if "=== Streaming Query" in text else None)
-        if found >= 0:
-            return text[found:].splitlines()[0][:300]
-    return text.splitlines()[0][:300] if text else type(error).__name__
-
-
-EXAMPLE = "the chapter's example"
-FIXED = "a fixed stream"
-
-
 def _context(what: str, label: str, batches: list) -> str:
     """How a lesson names a stream: what it holds, its batches and where it comes from
     (:data:`EXAMPLE`, :data:`FIXED` or ``seed N``)."""
     return f"{what}, batches {batches} ({label})"
-
-
-def _seed(seed: int | None) -> int:
-    return fresh_seed() if seed is None else seed
 
 
 # -- task 1: a session tracker with an event-time timer -----------------------------------------
@@ -334,7 +311,7 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
     what = "(user, seconds after T0)"
     parts = [(_context(what, EXAMPLE, EXAMPLE_SESSIONS), EXAMPLE_SESSIONS)]
     if not example:
-        seed = _seed(seed)
+        seed = seed_for(seed)
         drawn = _session_batches(random.Random(seed), start=100)
         parts = [(_context(what, FIXED, EDGE_SESSIONS), EDGE_SESSIONS),
                  (_context(what, f"seed {seed}", drawn), drawn)]
@@ -413,7 +390,7 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
     if example:
         runs = [(HOUR_MS, [(EXAMPLE, EXAMPLE_DEDUP)])]
     else:
-        seed = _seed(seed)
+        seed = seed_for(seed)
         rng = random.Random(seed)
         drawn = [[rng.choice("abcde") for _ in range(rng.randint(1, 5))] for _ in range(3)]
         runs = [(1, [(FIXED, EDGE_DEDUP), (f"seed {seed}", drawn)]),
@@ -499,7 +476,7 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
     if example:
         cases = [(EXAMPLE_INITIAL, EXAMPLE_COUNTS, EXAMPLE)]
     else:
-        seed = _seed(seed)
+        seed = seed_for(seed)
         cases = [(*EDGE_INITIAL, FIXED), (*_random_counts(random.Random(seed)), f"seed {seed}")]
     cases = [(initial, batches,
               _context(f"initial state {initial}, users", label, batches)
@@ -583,7 +560,7 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
         users, n = EXAMPLE_FIRST
         parts = [(EXAMPLE, users)]
     else:
-        seed = _seed(seed)
+        seed = seed_for(seed)
         rng = random.Random(seed)
         users = [[rng.choice(("ann", "bob", "cid")) for _ in range(rng.randint(1, 5))]
                  for _ in range(3)]
