@@ -11,10 +11,12 @@ Every check of the course does the same few things, in the same way:
 * it runs Spark's side of a comparison **side by side** when that is safe
   (:func:`side_by_side`);
 * when the learner's own query fails inside Spark, it says so as a lesson, with the one
-  line of Spark's error that matters (:func:`query_failed`), not a JVM stack trace.
+  line of Spark's error that matters (:func:`query_failed`, :func:`spark_failure_as_lesson`),
+  not a JVM stack trace.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 from datetime import datetime
 from typing import Any, Callable, Hashable
@@ -114,6 +116,19 @@ def query_failed(error: BaseException, what: str, *, revisit: str | None = None,
     stream, and the one line of Spark's error that says why."""
     return CheckFailed(f"{what} failed in Spark", "no error", first_line(error),
                        batch=batch, revisit=revisit, context=context)
+
+
+@contextlib.contextmanager
+def spark_failure_as_lesson(what: str, *, revisit: str | None = None,
+                            context: str | None = None, batch: int | None = None):
+    """Inside this block the learner's query runs: an error from Spark becomes the lesson of
+    :func:`query_failed`; a check's own failure goes through as it is."""
+    try:
+        yield
+    except CheckFailed:
+        raise
+    except Exception as error:  # noqa: BLE001 - the learner's query failed in Spark
+        raise query_failed(error, what, revisit=revisit, context=context, batch=batch) from None
 
 
 def first_line(error: BaseException) -> str:

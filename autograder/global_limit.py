@@ -29,7 +29,8 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_checkpoints
 from .driver import StreamRun
-from .checking import EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, query_failed, seed_for
+from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, seed_for,
+                       spark_failure_as_lesson)
 from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
 from .session import course_session
 from .streams import batch_sizes, numbered_rows
@@ -276,15 +277,16 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
     streams = _click_streams(example, seed)
     for context, batches, n in streams:
         expected = reference_clicks_per_batch(spark, batches, n)
-        with StreamRun(spark, EVENTS_SCHEMA, lambda df: first_clicks(df, n)) as run:
+        def learner_query(events: DataFrame) -> DataFrame:
+            return ask(first_clicks, events, n, what="first_clicks", context=context,
+                       revisit=REVISIT_PLAN)
+
+        with spark_failure_as_lesson("your query", context=context, revisit=REVISIT_PLAN), \
+                StreamRun(spark, EVENTS_SCHEMA, learner_query) as run:
             for batch_id, rows in enumerate(batches):
-                try:
+                with spark_failure_as_lesson("your query", batch=batch_id, context=context,
+                                             revisit=REVISIT_PLAN):
                     (batch,) = run.add_batch(rows)
-                except CheckFailed:
-                    raise
-                except Exception as error:  # noqa: BLE001 - the learner's query failed in Spark
-                    raise query_failed(error, "your query", batch=batch_id, context=context,
-                                       revisit=REVISIT_PLAN) from None
                 got = sorted(plain([row["id"], row["kind"]]) for row in batch.output)
                 check_equal(got, expected[batch_id],
                             "the (id, kind) rows this micro-batch emitted",

@@ -31,7 +31,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor
 
 from .driver import BatchRecord, StreamRun
-from .checking import EXAMPLE, FIXED, plain_value, query_failed, seed_for
+from .checking import EXAMPLE, FIXED, plain_value, seed_for, spark_failure_as_lesson
 from .feedback import CheckFailed, check_equal, passed, stop_if_unfinished
 from .session import course_session
 
@@ -183,13 +183,9 @@ class _Scenario:
         self.records: list[BatchRecord] = []
 
     def add(self, rows: list) -> list[BatchRecord]:
-        try:
+        with spark_failure_as_lesson("the streaming query running your processor",
+                                     revisit=REVISIT_LIFE_CYCLE, context=self.context):
             records = self.run.add_batch(rows)
-        except CheckFailed:
-            raise
-        except Exception as error:  # noqa: BLE001 - the learner's processor failed in Spark
-            raise query_failed(error, "the streaming query running your processor",
-                               revisit=REVISIT_LIFE_CYCLE, context=self.context) from None
         for record in records:
             split = _split(record)
             check_equal(split[_LEARNER], split[_REFERENCE],

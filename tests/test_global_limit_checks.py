@@ -76,3 +76,28 @@ def test_filtering_after_the_limit_is_caught(spark):
 def test_filtering_before_the_limit_passes(spark):
     check_first_clicks(lambda events, n: events.where(F.col("kind") == "click").limit(n),
                        seed=SEED)
+
+
+def test_a_query_spark_refuses_gets_a_lesson_not_a_stack_trace(spark):
+    # Sorting a stream without an aggregation is refused when the query starts.
+    def sorted_clicks(events, n):
+        return events.where(F.col("kind") == "click").orderBy("id").limit(n)
+
+    with pytest.raises(CheckFailed) as failure:
+        check_first_clicks(sorted_clicks, example=True)
+    lesson = failure.value.lesson()
+    assert lesson.startswith("your query failed in Spark")
+    assert "Sorting is not supported" in lesson
+    assert "revisit:" in lesson and "at org.apache" not in lesson
+
+
+def test_a_query_that_fails_while_running_names_the_micro_batch(spark):
+    def failing_clicks(events, n):
+        # raise_error fails the micro-batch that brings an id above 2
+        stop_at_three = F.when(F.col("id") > 2, F.expr("raise_error('no id above 2')"))
+        return events.where((F.col("kind") == "click") & stop_at_three.isNull()).limit(n)
+
+    with pytest.raises(CheckFailed) as failure:
+        check_first_clicks(failing_clicks, example=True)
+    assert failure.value.batch is not None
+    assert failure.value.lesson().startswith(f"micro-batch {failure.value.batch}: your query failed in Spark")
