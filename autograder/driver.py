@@ -20,30 +20,19 @@ How it stays deterministic:
   every file *and* run any no-data micro-batch the watermark asks for. It runs in a helper
   thread so that the wait is bounded: a query that does not finish in ``timeout`` seconds
   is stopped and reported, never waited on forever.
-* **Output** is kept per micro-batch, even for empty ones. With a local session the sink
-  is ``foreachBatch``: its function runs in this Python process and files each batch's
-  rows in a dict. Under Spark Connect a ``foreachBatch`` function runs on the server, in a
-  Python process the server starts for each query (1.5-3 s before the first micro-batch
-  on a 2-core machine). So there a *fresh* query writes to Spark's **memory sink**, which
-  lives in the server's JVM: the run reads its table after each wait and cuts it into
-  batches with the ``numOutputRows`` of each progress report. The memory sink refuses to
-  resume from a checkpoint (except in Complete mode), so a *restarted* query under
-  Connect goes back to ``foreachBatch``, whose function pickles each batch's rows into a
-  file named after the batch id (the server shares this machine's disk: it also reads the
-  input files from it). Spark checks no sink against the checkpoint, so switching sinks
-  at a restart changes nothing the query computes.
+* **Output** is kept per micro-batch, even for empty ones, by a sink that suits where the
+  query runs (``foreachBatch`` in this process with a local session; under Spark Connect,
+  Spark's memory sink or files the server writes): :mod:`autograder.sinks`.
 * **Metrics** come from the query's progress reports, one per micro-batch that ran.
 """
 from __future__ import annotations
 
 import json
 import os
-import pickle
 import shutil
 import tempfile
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -52,7 +41,7 @@ from typing import Any, Callable, Iterable, Sequence
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from .plan import PlanNode, physical_plan
-from .session import is_connect
+from .sinks import sink_for
 from .state import read_state, read_state_metadata
 
 class StreamTimeout(RuntimeError):
@@ -118,12 +107,7 @@ class StreamRun:
         self.input_dir.mkdir(parents=True, exist_ok=True)
         self.batches: list[BatchRecord] = []
         self.query = None
-        # Under Connect, the memory sink's table while the query writes to it (see start()).
-        self._memory_table: str | None = None
-        self._memory_rows_read = 0
-        # With a local session, foreachBatch runs here and files each batch's rows here.
-        self._collected: dict[int, list[Row]] = {}
-        self._collected_lock = threading.Lock()
+        self._sink = None   # where the running query's output goes (autograder.sinks)
         self._files_written = 0
         self._last_file_time_ns = 0
 
@@ -137,38 +121,11 @@ class StreamRun:
             .option("maxFilesPerTrigger", 1)
             .json(str(self.input_dir))
         )
-        output_dir = self.output_dir
-        collected, lock = self._collected, self._collected_lock
-
-        def collect_batch(batch: DataFrame, batch_id: int) -> None:
-            # Runs once per micro-batch, in this process (a local session).
-            rows = batch.collect()
-            with lock:
-                collected[batch_id] = rows   # a batch run again replaces its rows
-
-        def write_batch(batch: DataFrame, batch_id: int) -> None:
-            # Runs once per micro-batch, on the server (Spark Connect), in its own process.
-            import os
-            import pickle
-            rows = batch.collect()
-            os.makedirs(output_dir, exist_ok=True)
-            final = os.path.join(output_dir, f"batch-{batch_id:05d}.pickle")
-            with open(final + ".partial", "wb") as out:
-                pickle.dump(rows, out)
-            os.replace(final + ".partial", final)   # a batch run again replaces its rows
-
         query = self.build_query(source)
-        self._drop_memory_table()
-        if self._on_connect and not self._resuming:
-            # Connect, first start: the memory sink, no Python process on the server.
-            self._memory_table = self.name or f"stream_run_{uuid.uuid4().hex}"
-            self._memory_rows_read = 0
-            writer = query.writeStream.format("memory").queryName(self._memory_table)
-        else:
-            writer = query.writeStream.foreachBatch(write_batch if self._on_connect
-                                                    else collect_batch)
-            if self.name:
-                writer = writer.queryName(self.name)
+        self._close_sink()
+        self._sink = sink_for(self.spark, resuming=self._resuming, output_mode=self.output_mode,
+                              folder=self.output_dir, name=self.name)
+        writer = self._sink.writer(query)
         writer = writer.outputMode(self.output_mode).option("checkpointLocation", self.checkpoint)
         if self.trigger:
             writer = writer.trigger(**self.trigger)
@@ -194,7 +151,7 @@ class StreamRun:
         """Stop the query and delete the run's folder if the run created it."""
         try:
             self.stop()
-            self._drop_memory_table()
+            self._close_sink()
         finally:
             if self._owns_root:
                 shutil.rmtree(self.root, ignore_errors=True)
@@ -318,8 +275,7 @@ class StreamRun:
                 new_progress[progress["batchId"]] = progress
         if not new_progress:
             return []
-        outputs = (self._read_memory_sink(new_progress) if self._memory_table
-                   else self._read_output(sorted(new_progress)))
+        outputs = self._sink.rows(new_progress)
         records = [
             BatchRecord(batch_id, _input_rows(new_progress[batch_id]),
                         outputs.get(batch_id, []), new_progress[batch_id])
@@ -328,53 +284,11 @@ class StreamRun:
         self.batches.extend(records)
         return records
 
-    @property
-    def _on_connect(self) -> bool:
-        """Whether the session is a Spark Connect client (foreachBatch runs on the server)."""
-        return is_connect(self.spark)
+    def _close_sink(self) -> None:
+        if self._sink is not None:
+            self._sink.close()
+            self._sink = None
 
-    def _read_memory_sink(self, new_progress: dict[int, dict]) -> dict[int, list[Row]]:
-        """Cut the memory sink's table into the rows of each new micro-batch.
-
-        In Append and Update mode the table holds every row written so far, batch after
-        batch, so a batch's rows follow those already read, as many as its progress report
-        says it wrote. In Complete mode every batch writes the whole result table and the
-        sink keeps only the last one: each new batch gets it, which is right only if all
-        of them wrote as many rows as it has (a batch with no data changes nothing in
-        Complete mode, where no state is ever evicted); anything else is an error.
-        """
-        table = self.spark.table(self._memory_table).collect()
-        by_batch: dict[int, list[Row]] = {}
-        for batch_id in sorted(new_progress):
-            written = new_progress[batch_id].get("sink", {}).get("numOutputRows") or 0
-            if self.output_mode.lower() == "complete":
-                if written != len(table):
-                    raise RuntimeError(
-                        f"micro-batch {batch_id} wrote {written} rows in Complete mode but the "
-                        f"memory sink holds {len(table)}: its own rows are lost")
-                by_batch[batch_id] = list(table)
-                continue
-            start = self._memory_rows_read
-            by_batch[batch_id] = table[start:start + written]
-            self._memory_rows_read = start + written
-        return by_batch
-
-    def _drop_memory_table(self) -> None:
-        if self._memory_table is not None:
-            self.spark.catalog.dropTempView(self._memory_table)
-            self._memory_table = None
-
-    def _read_output(self, batch_ids: list[int]) -> dict[int, list[Row]]:
-        if not self._on_connect:
-            with self._collected_lock:
-                return {batch_id: self._collected[batch_id] for batch_id in batch_ids
-                        if batch_id in self._collected}
-        by_batch: dict[int, list[Row]] = {}
-        for batch_id in batch_ids:
-            written = Path(self.output_dir) / f"batch-{batch_id:05d}.pickle"
-            if written.exists():
-                by_batch[batch_id] = pickle.loads(written.read_bytes())
-        return by_batch
 
 def _as_dict(progress: Any) -> dict:
     """A progress report as a plain dict (PySpark hands out dicts or progress objects)."""
