@@ -81,17 +81,10 @@ class StreamRun:
     when the folder was created here.
     """
 
-    def __init__(
-        self,
-        spark: SparkSession,
-        schema: str,
-        query: Callable[[DataFrame], DataFrame],
-        output_mode: str = "append",
-        root: str | os.PathLike | None = None,
-        timeout: float = 120.0,
-        name: str | None = None,
-        trigger: dict[str, Any] | None = None,
-    ):
+    def __init__(self, spark: SparkSession, schema: str, query: Callable[[DataFrame], DataFrame],
+                 output_mode: str = "append", root: str | os.PathLike | None = None,
+                 timeout: float = 120.0, name: str | None = None,
+                 trigger: dict[str, Any] | None = None):
         self.spark = spark
         self.schema = schema
         self.build_query = query
@@ -104,26 +97,22 @@ class StreamRun:
         self.input_dir = self.root / "input"
         self.checkpoint = str(self.root / "checkpoint")
         self.output_dir = str(self.root / "output")
-        self.input_dir.mkdir(parents=True, exist_ok=True)
+        self._input = InputFolder(self.input_dir, schema)
         self.batches: list[BatchRecord] = []
         self.query = None
         self._sink = None   # where the running query's output goes (autograder.sinks)
-        self._files_written = 0
-        self._last_file_time_ns = 0
 
     # -- the life of the query ----------------------------------------------------------
     def start(self) -> "StreamRun":
         """Start (or restart) the query on the run's checkpoint."""
         if self.query is not None and self.query.isActive:
             raise RuntimeError("the query is already running; stop() it first")
-        source = (
-            self.spark.readStream.schema(self.schema)
-            .option("maxFilesPerTrigger", 1)
-            .json(str(self.input_dir))
-        )
-        query = self.build_query(source)
+        source = self.spark.readStream.schema(self.schema).option("maxFilesPerTrigger", 1)
+        query = self.build_query(source.json(str(self.input_dir)))
         self._close_sink()
-        self._sink = sink_for(self.spark, resuming=self._resuming, output_mode=self.output_mode,
+        # A checkpoint that holds offsets: the query ran on it before, this start resumes it.
+        resuming = (Path(self.checkpoint) / "offsets").is_dir()
+        self._sink = sink_for(self.spark, resuming=resuming, output_mode=self.output_mode,
                               folder=self.output_dir, name=self.name)
         writer = self._sink.writer(query)
         writer = writer.outputMode(self.output_mode).option("checkpointLocation", self.checkpoint)
@@ -131,11 +120,6 @@ class StreamRun:
             writer = writer.trigger(**self.trigger)
         self.query = writer.start()
         return self
-
-    @property
-    def _resuming(self) -> bool:
-        """Whether the checkpoint already holds offsets (the query ran on it before)."""
-        return (Path(self.checkpoint) / "offsets").is_dir()
 
     def stop(self) -> None:
         """Stop the query; its checkpoint stays, so :meth:`start` resumes from it."""
@@ -193,27 +177,8 @@ class StreamRun:
             self.start()
         elif self.query is None or not self.query.isActive:
             raise RuntimeError("the query is not running; start() it first")
-        outcome: dict[str, BaseException] = {}
-        until_done = (self.query.awaitTermination if self.runs_once_per_start
-                      else self.query.processAllAvailable)
-
-        def wait() -> None:
-            try:
-                until_done()
-            except BaseException as error:  # noqa: BLE001 - handed to the caller below
-                outcome["error"] = error
-
-        waiter = threading.Thread(target=wait, daemon=True)
-        waiter.start()
-        waiter.join(self.timeout)
-        if waiter.is_alive():
-            self.query.stop()
-            raise StreamTimeout(
-                f"the query did not finish its micro-batch within {self.timeout:.0f} s; "
-                "it has been stopped"
-            )
-        if "error" in outcome:
-            raise outcome["error"]
+        _wait_at_most(self.timeout, self.query.awaitTermination if self.runs_once_per_start
+                      else self.query.processAllAvailable, on_timeout=self.query.stop)
         return self._record_new_batches()
 
     # -- looking at it -------------------------------------------------------------------
@@ -243,44 +208,13 @@ class StreamRun:
     # -- plumbing ------------------------------------------------------------------------
     def write_input(self, rows: Iterable[Sequence[Any] | dict]) -> None:
         """Put one input file in place without waiting for the query to read it."""
-        names = [part.strip().split()[0] for part in self.schema.split(",")]
-        lines = []
-        for row in rows:
-            record = row if isinstance(row, dict) else dict(zip(names, row))
-            lines.append(json.dumps(record, default=_json_value))
-        # Files whose names start with "_" are invisible to Spark's file source, so the
-        # file appears to the query only once it is complete.
-        final = self.input_dir / f"batch-{self._files_written:05d}.json"
-        partial = self.input_dir / f"_{final.name}"
-        partial.write_text("".join(line + "\n" for line in lines))
-        os.replace(partial, final)
-        # The file source reads files in the order of their modification times, kept in
-        # milliseconds: files written within one millisecond would be read in any order.
-        # Each file gets a time at least a millisecond after the one before.
-        stamp = max(time.time_ns(), self._last_file_time_ns + 1_000_000)
-        os.utime(final, ns=(stamp, stamp))
-        self._last_file_time_ns = stamp
-        self._files_written += 1
+        self._input.write(rows)
 
     def _record_new_batches(self) -> list[BatchRecord]:
-        seen = {batch.batch_id for batch in self.batches}
-        new_progress: dict[int, dict] = {}
-        for progress in self.query.recentProgress:
-            progress = _as_dict(progress)
-            # A query also reports progress while idle; only a report with an
-            # "addBatch" duration belongs to a micro-batch that ran.
-            if "addBatch" not in progress.get("durationMs", {}):
-                continue
-            if progress["batchId"] not in seen:
-                new_progress[progress["batchId"]] = progress
-        if not new_progress:
-            return []
-        outputs = self._sink.rows(new_progress)
-        records = [
-            BatchRecord(batch_id, _input_rows(new_progress[batch_id]),
-                        outputs.get(batch_id, []), new_progress[batch_id])
-            for batch_id in sorted(new_progress)
-        ]
+        ran = _batches_ran(self.query, {batch.batch_id for batch in self.batches})
+        outputs = self._sink.rows(ran) if ran else {}
+        records = [BatchRecord(batch_id, _input_rows(ran[batch_id]), outputs.get(batch_id, []),
+                               ran[batch_id]) for batch_id in sorted(ran)]
         self.batches.extend(records)
         return records
 
@@ -288,6 +222,71 @@ class StreamRun:
         if self._sink is not None:
             self._sink.close()
             self._sink = None
+
+
+class InputFolder:
+    """The folder the query reads: one JSON file per micro-batch, in the order written."""
+
+    def __init__(self, folder: Path, schema: str):
+        self.folder = folder
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.columns = [part.strip().split()[0] for part in schema.split(",")]
+        self._written = 0
+        self._last_time_ns = 0
+
+    def write(self, rows: Iterable[Sequence[Any] | dict]) -> None:
+        lines = []
+        for row in rows:
+            record = row if isinstance(row, dict) else dict(zip(self.columns, row))
+            lines.append(json.dumps(record, default=_json_value))
+        # Files whose names start with "_" are invisible to Spark's file source, so the
+        # file appears to the query only once it is complete.
+        final = self.folder / f"batch-{self._written:05d}.json"
+        partial = self.folder / f"_{final.name}"
+        partial.write_text("".join(line + "\n" for line in lines))
+        os.replace(partial, final)
+        # The file source reads files in the order of their modification times, kept in
+        # milliseconds: files written within one millisecond would be read in any order.
+        # Each file gets a time at least a millisecond after the one before.
+        stamp = max(time.time_ns(), self._last_time_ns + 1_000_000)
+        os.utime(final, ns=(stamp, stamp))
+        self._last_time_ns = stamp
+        self._written += 1
+
+
+def _wait_at_most(timeout: float, until_done: Callable[[], Any], on_timeout: Callable[[], Any]) -> None:
+    """Call ``until_done`` in a helper thread and wait for it ``timeout`` seconds at most;
+    past that, call ``on_timeout`` and raise :class:`StreamTimeout`. An error it raised is
+    raised here."""
+    outcome: dict[str, BaseException] = {}
+
+    def wait() -> None:
+        try:
+            until_done()
+        except BaseException as error:  # noqa: BLE001 - handed to the caller below
+            outcome["error"] = error
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiter.join(timeout)
+    if waiter.is_alive():
+        on_timeout()
+        raise StreamTimeout(f"the query did not finish its micro-batch within {timeout:.0f} s; "
+                            "it has been stopped")
+    if "error" in outcome:
+        raise outcome["error"]
+
+
+def _batches_ran(query, seen: set[int]) -> dict[int, dict]:
+    """The progress reports of the micro-batches that ran and are not in ``seen``, by id.
+    A query also reports progress while idle; only a report with an ``addBatch`` duration
+    belongs to a micro-batch that ran."""
+    found = {}
+    for progress in query.recentProgress:
+        progress = _as_dict(progress)
+        if "addBatch" in progress.get("durationMs", {}) and progress["batchId"] not in seen:
+            found[progress["batchId"]] = progress
+    return found
 
 
 def _as_dict(progress: Any) -> dict:
