@@ -41,3 +41,31 @@ def write_submission(assignment: str, answers: dict[str, str], target: Path) -> 
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(notebook, target)
     return target
+
+
+# -- chapter 1's classic mistakes, as solution cells (the grading test and the benchmark's class)
+PER_BATCH = {
+    "predict_emitted": "def predict_emitted(sizes, limit):\n"
+                       "    return [min(size, limit) for size in sizes]\n",
+    "predict_state": "def predict_state(sizes, limit):\n"
+                     "    return [{'numRowsTotal': 1 if size else 0,\n"
+                     "             'numRowsUpdated': 1 if size else 0,\n"
+                     "             'count': min(size, limit) if size else None} for size in sizes]\n",
+}
+ROW_PER_RECORD = {
+    "predict_state": "def predict_state(sizes, limit):\n"
+                     "    facts, so_far = [], 0\n"
+                     "    for size in sizes:\n"
+                     "        now = min(size, limit - so_far)\n"
+                     "        so_far += now\n"
+                     "        facts.append({'numRowsTotal': so_far, 'numRowsUpdated': now,\n"
+                     "                      'count': so_far or None})\n"
+                     "    return facts\n",
+    "emitted_so_far": "def emitted_so_far(spark, checkpoint):\n"
+                      "    return len(read_state(spark, checkpoint))\n",
+}
+LIMIT_THEN_FILTER = {
+    "first_clicks": "from pyspark.sql import functions as F\n"
+                    "def first_clicks(events, n):\n"
+                    "    return events.limit(n).where(F.col('kind') == 'click')\n",
+}

@@ -19,38 +19,12 @@ import pytest
 from autograder import global_limit
 
 from autograder.grading import autograde
-from tests.submissions import release_notebook, solution_notebook, write_submission
+from tests.submissions import (LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD, release_notebook,
+                               solution_notebook, write_submission)
 
 ASSIGNMENT = "01_global_limit"
 FULL = {"test_predict_emitted": 2, "test_predict_state": 3,
         "test_emitted_so_far": 2, "test_first_clicks": 3}
-
-PER_BATCH = {
-    "predict_emitted": "def predict_emitted(sizes, limit):\n"
-                       "    return [min(size, limit) for size in sizes]\n",
-    "predict_state": "def predict_state(sizes, limit):\n"
-                     "    return [{'numRowsTotal': 1 if size else 0,\n"
-                     "             'numRowsUpdated': 1 if size else 0,\n"
-                     "             'count': min(size, limit) if size else None} for size in sizes]\n",
-}
-ROW_PER_RECORD = {
-    "predict_state": "def predict_state(sizes, limit):\n"
-                     "    facts, so_far = [], 0\n"
-                     "    for size in sizes:\n"
-                     "        now = min(size, limit - so_far)\n"
-                     "        so_far += now\n"
-                     "        facts.append({'numRowsTotal': so_far, 'numRowsUpdated': now,\n"
-                     "                      'count': so_far or None})\n"
-                     "    return facts\n",
-    "emitted_so_far": "def emitted_so_far(spark, checkpoint):\n"
-                      "    return len(read_state(spark, checkpoint))\n",
-}
-LIMIT_THEN_FILTER = {
-    "first_clicks": "from pyspark.sql import functions as F\n"
-                    "def first_clicks(events, n):\n"
-                    "    return events.limit(n).where(F.col('kind') == 'click')\n",
-}
-
 
 @pytest.mark.slow
 def test_a_classroom_is_graded_on_behaviour(tmp_path):
