@@ -104,9 +104,19 @@ class StreamRun:
 
     # -- the life of the query ----------------------------------------------------------
     def start(self) -> "StreamRun":
-        """Start (or restart) the query on the run's checkpoint."""
+        """Start (or restart) the query on the run's checkpoint. A query that fails its
+        first start (Spark refuses it) leaves nothing behind: the run is closed."""
         if self.query is not None and self.query.isActive:
             raise RuntimeError("the query is already running; stop() it first")
+        try:
+            self._start()
+        except BaseException:
+            if self.query is None:
+                self.close()
+            raise
+        return self
+
+    def _start(self) -> None:
         source = self.spark.readStream.schema(self.schema).option("maxFilesPerTrigger", 1)
         query = self.build_query(source.json(str(self.input_dir)))
         self._close_sink()
@@ -119,7 +129,6 @@ class StreamRun:
         if self.trigger:
             writer = writer.trigger(**self.trigger)
         self.query = writer.start()
-        return self
 
     def stop(self) -> None:
         """Stop the query; its checkpoint stays, so :meth:`start` resumes from it."""
@@ -150,12 +159,9 @@ class StreamRun:
 
     # -- feeding it ----------------------------------------------------------------------
     def add_batch(self, rows: Iterable[Sequence[Any] | dict]) -> list[BatchRecord]:
-        """Add one micro-batch of rows, process it, and return the batches that ran.
-
-        Usually one batch runs; when the watermark moved, Spark may also run a no-data
-        micro-batch right after it, and it is returned too. Rows are tuples in schema order,
-        or dicts by column name.
-        """
+        """Add one micro-batch of rows (tuples in schema order, or dicts by column name),
+        process it, and return the batches that ran: usually one, and the no-data
+        micro-batch Spark runs right after it when the watermark moved."""
         self.write_input(rows)
         return self.process_all_available()
 
@@ -179,7 +185,9 @@ class StreamRun:
             raise RuntimeError("the query is not running; start() it first")
         _wait_at_most(self.timeout, self.query.awaitTermination if self.runs_once_per_start
                       else self.query.processAllAvailable, on_timeout=self.query.stop)
-        return self._record_new_batches()
+        records = _new_records(self.query, self._sink, {batch.batch_id for batch in self.batches})
+        self.batches.extend(records)
+        return records
 
     # -- looking at it -------------------------------------------------------------------
     @property
@@ -209,14 +217,6 @@ class StreamRun:
     def write_input(self, rows: Iterable[Sequence[Any] | dict]) -> None:
         """Put one input file in place without waiting for the query to read it."""
         self._input.write(rows)
-
-    def _record_new_batches(self) -> list[BatchRecord]:
-        ran = _batches_ran(self.query, {batch.batch_id for batch in self.batches})
-        outputs = self._sink.rows(ran) if ran else {}
-        records = [BatchRecord(batch_id, _input_rows(ran[batch_id]), outputs.get(batch_id, []),
-                               ran[batch_id]) for batch_id in sorted(ran)]
-        self.batches.extend(records)
-        return records
 
     def _close_sink(self) -> None:
         if self._sink is not None:
@@ -275,6 +275,15 @@ def _wait_at_most(timeout: float, until_done: Callable[[], Any], on_timeout: Cal
                             "it has been stopped")
     if "error" in outcome:
         raise outcome["error"]
+
+
+def _new_records(query, sink, seen: set[int]) -> list[BatchRecord]:
+    """A record for every micro-batch that ran and is not in ``seen``: its progress report
+    and the rows the sink received from it."""
+    ran = _batches_ran(query, seen)
+    outputs = sink.rows(ran) if ran else {}
+    return [BatchRecord(batch_id, _input_rows(ran[batch_id]), outputs.get(batch_id, []),
+                        ran[batch_id]) for batch_id in sorted(ran)]
 
 
 def _batches_ran(query, seen: set[int]) -> dict[int, dict]:

@@ -109,6 +109,13 @@ def test_the_run_folder_is_removed_on_close(spark):
     assert not [t for t in spark.catalog.listTables() if t.name.startswith("stream_run_")]
 
 
+def test_a_query_spark_refuses_leaves_no_folder_behind(spark):
+    run = StreamRun(spark, "id INT", lambda df: df.orderBy("id"))   # sorting a stream
+    with pytest.raises(Exception, match="(?i)sort"):
+        run.start()
+    assert not run.root.exists()
+
+
 def test_a_complete_mode_batch_emits_the_whole_result_table(spark):
     with StreamRun(spark, "w STRING", lambda df: df.groupBy("w").count(),
                    output_mode="complete") as run:
