@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import ipywidgets as widgets
@@ -56,10 +56,14 @@ class Step:
 
 @dataclass
 class Recording:
-    """The micro-batches of one run, in order, with a title (its output mode by default)."""
+    """The micro-batches of one run, in order, with a title (its output mode by default).
+
+    ``input_columns`` names the columns of input rows given as tuples (the run's schema).
+    """
 
     title: str
     steps: list[Step] = field(default_factory=list)
+    input_columns: tuple[str, ...] | None = None
 
 
 def state_at_batch(**options: Any) -> StateReader:
@@ -90,7 +94,8 @@ def record_steps(run: StreamRun, batches: Iterable[Sequence[Any]], *,
         run.start()
     read_state = state if callable(state) else (state_at_batch(**state_options) if state
                                                   else None)
-    recording = Recording(title or run.name or run.output_mode)
+    recording = Recording(title or run.name or run.output_mode,
+                          input_columns=schema_columns(run.schema))
     for rows in batches:
         rows = list(rows)
         for position, batch in enumerate(run.add_batch(rows)):
@@ -100,6 +105,11 @@ def record_steps(run: StreamRun, batches: Iterable[Sequence[Any]], *,
                 state=read_state(run, batch) if read_state else None,
             ))
     return recording
+
+
+def schema_columns(schema: str) -> tuple[str, ...]:
+    """The column names of a schema written as DDL (``"id INT, ts TIMESTAMP"``)."""
+    return tuple(part.strip().split()[0] for part in schema.split(","))
 
 
 def as_recording(recorded: Recording | StreamRun | Sequence[BatchRecord] | Sequence[Step],
@@ -115,7 +125,8 @@ def as_recording(recorded: Recording | StreamRun | Sequence[BatchRecord] | Seque
         recording = recorded
     elif isinstance(recorded, StreamRun):
         recording = Recording(title or recorded.name or recorded.output_mode,
-                              [Step(batch) for batch in recorded.batches])
+                              [Step(batch) for batch in recorded.batches],
+                              schema_columns(recorded.schema))
     else:
         items = list(recorded)
         recording = Recording(title or "run", [
@@ -130,21 +141,30 @@ def as_recording(recorded: Recording | StreamRun | Sequence[BatchRecord] | Seque
         recording = Recording(recording.title, [
             Step(step.batch, step.input, snapshot)
             for step, snapshot in zip(recording.steps, states)
-        ])
+        ], recording.input_columns)
     if title and title != recording.title:
-        recording = Recording(title, recording.steps)  # the caller's recording is kept
+        # the caller's recording is kept as it was
+        recording = Recording(title, recording.steps, recording.input_columns)
     return recording
 
 
 # -- the widget ---------------------------------------------------------------------------
 def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
-            title: str | None = None, interval_ms: int = 1500) -> widgets.VBox:
+            title: str | None = None, interval_ms: int = 1500,
+            input_columns: Sequence[str] | None = None,
+            start: datetime | None = None) -> widgets.VBox:
     """A widget that shows one micro-batch at a time, with a slider and a play button.
 
     ``recorded`` is a :class:`Recording` (from :func:`record_steps`), a finished
     :class:`StreamRun`, a list of :class:`BatchRecord`, or a dict of any of these by title
     (``{"append": ..., "update": ...}``), shown as tabs under one slider. ``states`` gives
-    the state snapshots of a single run recorded without them.
+    the state snapshots of a single run recorded without them. ``input_columns`` names the
+    input rows' columns where a recording does not (rows given as tuples), and ``start``,
+    the moment the stream's event times count from, shows every time as seconds after it.
+
+    Tabs are lined up by their input: at every position of the slider each tab shows the
+    micro-batch that read the same input rows, or the same no-data micro-batch after them.
+    A run that ran fewer no-data micro-batches there (Complete mode runs none) says so.
     """
     if isinstance(recorded, Mapping):
         if states is not None:
@@ -152,44 +172,83 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
         recordings = [as_recording(value, title=str(key)) for key, value in recorded.items()]
     else:
         recordings = [as_recording(recorded, states, title)]
-    length = max((len(r.steps) for r in recordings), default=0)
-    if length == 0:
+    if not any(r.steps for r in recordings):
         return widgets.VBox([widgets.HTML("<em>No micro-batch has run yet.</em>")])
 
-    stacks = [
-        widgets.Stack(
-            [widgets.HTML(step_html(step)) for step in recording.steps]
-            + [widgets.HTML(_missing_html(recording, index))
-               for index in range(len(recording.steps), length)],
+    timeline = slider_positions(recordings)
+    show = _Show(start)
+    stacks = []
+    for recording in recordings:
+        columns = recording.input_columns or input_columns
+        by_position = dict(zip(input_positions(recording.steps), recording.steps))
+        stacks.append(widgets.Stack(
+            [widgets.HTML(step_html(by_position[position], columns=columns, show=show)
+                          if position in by_position
+                          else _missing_html(recording, position))
+             for position in timeline],
             selected_index=0,
-        )
-        for recording in recordings
-    ]
-    same_ids = all(
-        [step.batch.batch_id for step in r.steps] == list(range(len(r.steps)))
+        ))
+    by_id = all(
+        input_positions(r.steps) == timeline
+        and [step.batch.batch_id for step in r.steps] == list(range(len(r.steps)))
         for r in recordings
     )
-    slider = widgets.IntSlider(
-        value=0, min=0, max=length - 1, step=1,
-        description="micro-batch" if same_ids else "step",
+    labels = [str(index) if by_id else position_label(position)
+              for index, position in enumerate(timeline)]
+    slider = widgets.SelectionSlider(
+        options=labels, index=0, description="micro-batch",
         style={"description_width": "initial"},
-        layout=widgets.Layout(width="60%"),
+        layout=widgets.Layout(width="min(30em, 100%)"),
     )
-    play = widgets.Play(value=0, min=0, max=length - 1, step=1, interval=interval_ms,
-                        description="play")
+    play = widgets.Play(value=0, min=0, max=len(timeline) - 1, step=1,
+                        interval=interval_ms, description="play")
     # Links that run in the browser: they work on a static page, with no kernel. The
     # slider drives the views first, so they follow it even if the play button fails.
-    links = [widgets.jslink((slider, "value"), (stack, "selected_index")) for stack in stacks]
-    links.append(widgets.jslink((play, "value"), (slider, "value")))
+    links = [widgets.jslink((slider, "index"), (stack, "selected_index")) for stack in stacks]
+    links.append(widgets.jslink((play, "value"), (slider, "index")))
 
     if len(stacks) == 1:
         body: widgets.Widget = stacks[0]
     else:
         body = widgets.Tab(stacks, titles=[r.title for r in recordings])
     summary = ", ".join(f"{r.title}: {len(r.steps)} micro-batches" for r in recordings)
-    box = Stepper([widgets.HBox([play, slider]), body], summary=summary, links=links)
+    controls = widgets.HBox([play, slider], layout=widgets.Layout(flex_flow="row wrap"))
+    box = Stepper([controls, body], summary=summary, links=links)
     box.add_class("micro-batch-stepper")
     return box
+
+
+#: Where a micro-batch stands in its stream: (n, 0) for the micro-batch that read the
+#: n-th batch of input rows (from 0), (n, k) for the k-th no-data micro-batch after it.
+Position = tuple[int, int]
+
+
+def input_positions(steps: Sequence[Step]) -> list[Position]:
+    """Each step's :data:`Position`: which input it read, or which no-data run after it.
+
+    No-data micro-batches before any input (there are none in practice) count from -1.
+    """
+    positions, number, after = [], -1, 0
+    for step in steps:
+        if is_no_data_batch(step.batch):
+            after += 1
+        else:
+            number, after = number + 1, 0
+        positions.append((number, after))
+    return positions
+
+
+def slider_positions(recordings: Sequence[Recording]) -> list[Position]:
+    """One slider position per input micro-batch and per no-data micro-batch any run ran."""
+    return sorted({position for r in recordings for position in input_positions(r.steps)})
+
+
+def position_label(position: Position) -> str:
+    """The slider's readout for a position when the runs' micro-batch ids differ."""
+    number, after = position
+    if after == 0:
+        return f"input {number}"
+    return f"input {number}, no-data" + (f" {after}" if after > 1 else "")
 
 
 class Stepper(widgets.VBox):
@@ -209,33 +268,91 @@ class Stepper(widgets.VBox):
 
 
 # -- one micro-batch as HTML ----------------------------------------------------------------
-def step_html(step: Step) -> str:
+class _Show:
+    """How values are written: as the course prints them, times as seconds after ``start``."""
+
+    def __init__(self, start: datetime | None = None):
+        self.start = None if start is None else _aware(start)
+
+    def value(self, value: Any) -> str:
+        if value is None:
+            return "null"
+        if isinstance(value, Row) and hasattr(value, "__fields__"):
+            return "{" + ", ".join(f"{name}: {self.value(value[name])}"
+                                   for name in value.__fields__) + "}"
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{key}: {self.value(item)}"
+                                   for key, item in value.items()) + "}"
+        if isinstance(value, (list, tuple)):
+            return "[" + ", ".join(self.value(item) for item in value) + "]"
+        if isinstance(value, datetime):
+            return self.moment(value)
+        if isinstance(value, date):
+            return value.isoformat()
+        return str(value)
+
+    def moment(self, moment: datetime) -> str:
+        if self.start is None:
+            return moment.isoformat(sep=" ")
+        return f"{(_aware(moment) - self.start).total_seconds():g} s"
+
+    def timestamp(self, text: str) -> str:
+        """A time from a progress report (an ISO string in UTC, ``...Z``)."""
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return text
+        return self.moment(moment) if self.start is not None else text
+
+    def watermark(self, text: str | None) -> str:
+        if not text:
+            return "<em>none</em>"
+        if text.startswith(EPOCH):
+            return f"<em>none yet</em> (Spark's initial <code>{_text(text)}</code>)"
+        return f"<code>{_text(self.timestamp(text))}</code>"
+
+
+#: How a progress report writes Spark's initial watermark (0 ms after the epoch).
+EPOCH = "1970-01-01T00:00:00.000Z"
+
+
+def _aware(moment: datetime) -> datetime:
+    # The course's Spark session runs in UTC, and so do the times it hands back.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def step_html(step: Step, *, columns: Sequence[str] | None = None,
+              show: _Show | None = None) -> str:
     """The view of one micro-batch: input, watermark, state, output and metrics."""
+    show = show or _Show()
     batch = step.batch
-    watermark = batch.watermark
     head = (
         f"<strong>micro-batch {batch.batch_id}</strong>"
         + (" (a no-data micro-batch: Spark ran it because the watermark moved)"
            if is_no_data_batch(batch) else "")
-        + " &middot; watermark: "
-        + (f"<code>{_text(watermark)}</code>" if watermark else "<em>none</em>")
+        + " &middot; watermark: " + show.watermark(batch.watermark)
     )
     if step.input is None:
         input_panel = _panel(f"input ({_rows(batch.input_rows)})",
                              "<em>rows not kept (use record_steps)</em>")
     else:
-        input_panel = _panel(f"input ({_rows(len(step.input))})", _table(step.input))
+        input_panel = _panel(f"input ({_rows(len(step.input))})",
+                             _table(step.input, show, columns))
     if step.state is None:
         state_panel = _panel("state store", "<em>no snapshot</em>")
     else:
         state_panel = _panel(f"state store after the batch ({_rows(len(step.state))})",
-                             _table(step.state))
-    output_panel = _panel(f"output ({_rows(len(batch.output))})", _table(batch.output))
-    metrics_panel = _panel("metrics", _metrics_table(batch))
+                             _table(step.state, show))
+    output_panel = _panel(f"output ({_rows(len(batch.output))})", _table(batch.output, show))
+    metrics_panel = _panel("metrics", _metrics_table(batch, show))
     panels = "".join([input_panel, state_panel, output_panel, metrics_panel])
+    return _view(batch.batch_id, head, panels)
+
+
+def _view(batch_id: Any, head: str, panels: str = "") -> str:
+    # Sizes and colours are left to the page (its body text, its light or dark theme).
     return (
-        f'<div class="stepper-step" data-batch-id="{batch.batch_id}" '
-        'style="font-size:0.9em;line-height:1.4">'
+        f'<div class="stepper-step" data-batch-id="{batch_id}" style="line-height:1.45">'
         f'<div style="margin:0.3em 0">{head}</div>'
         f'<div style="display:flex;flex-wrap:wrap;gap:0.8em;align-items:flex-start">'
         f"{panels}</div></div>"
@@ -254,41 +371,58 @@ def is_no_data_batch(batch: BatchRecord) -> bool:
     )
 
 
-def _missing_html(recording: Recording, index: int) -> str:
-    return (f'<div class="stepper-step" data-batch-id="">'
-            f"<em>{_text(recording.title)}: no step {index} (this run had "
-            f"{len(recording.steps)} micro-batches)</em></div>")
+def _missing_html(recording: Recording, position: Position) -> str:
+    """What a tab shows where its run ran no micro-batch and another tab's run did."""
+    number, after = position
+    title = _text(recording.title)
+    positions = input_positions(recording.steps)
+    earlier = [step for step, at in zip(recording.steps, positions) if at < position]
+    later = [step for step, at in zip(recording.steps, positions) if at > position]
+    if after == 0:
+        said = f"{title}: no micro-batch read input {number} in this run"
+    else:
+        said = (f"{title}: no no-data micro-batch here; after micro-batch "
+                f"{earlier[-1].batch.batch_id} (input {number}) this run went on with "
+                + (f"micro-batch {later[0].batch.batch_id}" if later else "no other micro-batch"))
+    return _view("", f"<em>{said}</em>", _panel("input (0 rows)", "<em>none</em>"))
 
 
-def _metrics_table(batch: BatchRecord) -> str:
+def _metrics_table(batch: BatchRecord, show: _Show) -> str:
     rows: list[tuple[str, Any]] = [("numInputRows", batch.input_rows)]
     for number, operator in enumerate(batch.state_operators):
         prefix = operator.get("operatorName", f"operator {number}")
         rows += [(f"{prefix}.{name}", operator[name])
                  for name in STATE_METRICS if name in operator]
     event_time = batch.progress.get("eventTime", {})
-    rows += [(f"eventTime.{name}", value) for name, value in sorted(event_time.items())
-             if name != "watermark"]
-    body = "".join(f"<tr><td style='{_CELL}'>{_text(name)}</td><td style='{_CELL}'>{_text(value)}</td></tr>"
-                   for name, value in rows)
-    return f"<table style='{_TABLE}'>{body}</table>"
+    rows += [(f"eventTime.{name}", show.timestamp(value))
+             for name, value in sorted(event_time.items()) if name != "watermark"]
+    head = f"<tr><th style='{_CELL}'>metric</th><th style='{_CELL}'>value</th></tr>"
+    body = "".join(f"<tr><td style='{_CELL}'>{_text(name)}</td>"
+                   f"<td style='{_CELL}'>{_text(value)}</td></tr>" for name, value in rows)
+    return f"<table style='{_TABLE}'>{head}{body}</table>"
 
 
-_TABLE = "border-collapse:collapse;font-family:monospace;font-size:0.95em"
-_CELL = "border:1px solid #ccc;padding:1px 6px;text-align:left"
+# A grey that reads on a light and on a dark page; text takes the page's own colour.
+_TABLE = "border-collapse:collapse;font-family:var(--pst-font-family-monospace, monospace);font-size:1em"
+_CELL = "border:1px solid rgba(128,128,128,0.6);padding:1px 6px;text-align:left"
 
 
 def _panel(title: str, content: str) -> str:
-    return (f'<div style="min-width:10em"><div style="font-weight:600;margin-bottom:0.2em">'
-            f"{_text(title)}</div>{content}</div>")
+    return (f'<div style="min-width:10em;max-width:100%"><div style="font-weight:600;'
+            f'margin-bottom:0.2em">{_text(title)}</div>{content}</div>')
 
 
 def _rows(count: int) -> str:
     return f"{count} row" + ("" if count == 1 else "s")
 
 
-def _table(rows: Sequence[Any]) -> str:
-    """Rows (Spark Rows, dicts or tuples) as a small HTML table."""
+def _table(rows: Sequence[Any], show: _Show | None = None,
+           columns: Sequence[str] | None = None) -> str:
+    """Rows (Spark Rows, dicts or tuples) as a small HTML table with a header line.
+
+    Tuples take their column names from ``columns`` (else ``column 1``, ``column 2``...).
+    """
+    show = show or _Show()
     if not rows:
         return "<em>none</em>"
     first = rows[0]
@@ -299,32 +433,17 @@ def _table(rows: Sequence[Any]) -> str:
         columns = list(first)
         cells = [[row.get(name) for name in columns] for row in rows]
     else:
-        columns = []
         cells = [list(row) if isinstance(row, (list, tuple)) else [row] for row in rows]
+        width = max(len(row) for row in cells)
+        if not columns or len(columns) != width:
+            columns = ["value"] if width == 1 else [f"column {i + 1}" for i in range(width)]
     head = "".join(f"<th style='{_CELL}'>{_text(name)}</th>" for name in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td style='{_CELL}'>{_text(_show(value))}</td>" for value in row)
-        + "</tr>"
+        "<tr>" + "".join(f"<td style='{_CELL}'>{_text(show.value(value))}</td>"
+                         for value in row) + "</tr>"
         for row in cells
     )
-    return f"<table style='{_TABLE}'>" + (f"<tr>{head}</tr>" if head else "") + body + "</table>"
-
-
-def _show(value: Any) -> str:
-    """A value as the course prints it: nested rows as {name: value}, null for None."""
-    if value is None:
-        return "null"
-    if isinstance(value, Row) and hasattr(value, "__fields__"):
-        return "{" + ", ".join(f"{name}: {_show(value[name])}" for name in value.__fields__) + "}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{key}: {_show(item)}" for key, item in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_show(item) for item in value) + "]"
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value)
+    return f"<table style='{_TABLE}'><tr>{head}</tr>{body}</table>"
 
 
 def _text(value: Any) -> str:

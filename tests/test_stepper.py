@@ -36,6 +36,18 @@ def windowed(spark) -> Recording:
         return record_steps(run, [[(1, at(1)), (2, at(5))], [(3, at(25))]])
 
 
+@pytest.fixture(scope="module")
+def windowed_complete(spark) -> Recording:
+    """The same count and events in complete mode, which runs no no-data micro-batch."""
+    def count_per_window(events):
+        return (events.withWatermark("ts", "10 seconds")
+                      .groupBy(F.window("ts", "10 seconds")).count())
+
+    with StreamRun(spark, "id INT, ts TIMESTAMP", count_per_window,
+                   output_mode="complete") as run:
+        return record_steps(run, [[(1, at(1)), (2, at(5))], [(3, at(25))]])
+
+
 def test_record_steps_keeps_each_micro_batch_with_its_input_and_state(limited):
     assert [step.batch.batch_id for step in limited.steps] == [0, 1, 2]
     assert [step.input for step in limited.steps] == [[(1,), (2,)], [(3,), (4,)], [(5,)]]
@@ -75,11 +87,12 @@ def test_the_widget_links_a_slider_to_one_view_per_micro_batch(limited):
     box = stepper(limited)
     (play, slider), stack = box.children[0].children, box.children[1]
     assert isinstance(stack, widgets.Stack) and len(stack.children) == 3
-    assert (slider.min, slider.max, slider.description) == (0, 2, "micro-batch")
+    # One run: the slider reads the micro-batch's id.
+    assert (slider.options, slider.description) == (("0", "1", "2"), "micro-batch")
     # The links are client-side (jslink), so they work on a page with no kernel.
     linked = [(link.source, link.target) for link in box.links]
-    assert linked == [((slider, "value"), (stack, "selected_index")),
-                      ((play, "value"), (slider, "value"))]
+    assert linked == [((slider, "index"), (stack, "selected_index")),
+                      ((play, "value"), (slider, "index"))]
     assert repr(box) == "Stepper(append: 3 micro-batches)"
 
 
@@ -87,9 +100,48 @@ def test_several_runs_become_tabs_under_one_slider(limited, windowed):
     box = stepper({"limit": limited, "window": windowed})
     slider, tabs = box.children[0].children[1], box.children[1]
     assert isinstance(tabs, widgets.Tab) and tabs.titles == ("limit", "window")
-    assert slider.max == 3
-    # The shorter run says it has no fourth micro-batch rather than going blank.
-    assert "no step 3" in tabs.children[0].children[3].value
+    # Three inputs, and the window run's two no-data micro-batches: five positions.
+    assert slider.options == ("input 0", "input 0, no-data", "input 1", "input 1, no-data",
+                              "input 2")
+    # A run with no micro-batch at a position says so rather than going blank.
+    assert "limit: no no-data micro-batch here" in tabs.children[0].children[1].value
+    assert "window: no micro-batch read input 2" in tabs.children[1].children[4].value
+
+
+def test_tabs_line_up_by_input_when_one_mode_runs_no_no_data_micro_batches(
+        windowed, windowed_complete):
+    assert [step.batch.batch_id for step in windowed_complete.steps] == [0, 1]
+    box = stepper({"append": windowed, "complete": windowed_complete})
+    slider, tabs = box.children[0].children[1], box.children[1]
+    assert slider.options == ("input 0", "input 0, no-data", "input 1", "input 1, no-data")
+    append, complete = ([view.value for view in stack.children] for stack in tabs.children)
+    # At every position both tabs show the same input rows.
+    assert [_input_panel(view) for view in append] == [_input_panel(view) for view in complete]
+    assert ["<strong>micro-batch 1</strong>" in view for view in complete] == [
+        False, False, True, False]
+    assert "no no-data micro-batch here; after micro-batch 0 (input 0) this run went on " \
+           "with micro-batch 1" in complete[1]
+    assert "after micro-batch 1 (input 1) this run went on with no other micro-batch" \
+           in complete[3]
+
+
+def test_the_input_table_names_its_columns_and_times_count_from_the_start(windowed):
+    box = stepper(windowed, start=at(0))
+    views = [view.value for view in box.children[1].children]
+    assert "<th style='" in _input_panel(views[0])
+    assert ">id</th>" in views[0] and ">ts</th>" in views[0]
+    assert ">5 s</td>" in views[0] and ">25 s</td>" in views[2]
+    assert "watermark: <em>none yet</em>" in views[0]
+    assert "watermark: <code>15 s</code>" in views[3]
+    assert "{start: 0 s, end: 10 s}" in views[3]
+    assert "eventTime.max" in views[2] and ">25 s</td>" in views[2]
+
+
+def _input_panel(view: str) -> str:
+    """The input panel of one view: its title and its table (or its "none")."""
+    start = view.index(">input (")
+    ends = [view.find(mark, start) for mark in ("</table>", "</em>")]
+    return view[start:min(end for end in ends if end >= 0)]
 
 
 def test_a_finished_run_can_be_shown_with_snapshots_taken_by_hand(spark):

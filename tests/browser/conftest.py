@@ -129,10 +129,14 @@ def visit(browser, site):
     """``visit(path)`` opens a page of the site, offline, and returns a :class:`Visit`."""
     contexts = []
 
-    def open_page(path: str, wait_for: str | None = None, width: int | None = None) -> Visit:
-        # ``width``: the viewport's width in CSS px (390 is a phone's), else the default
-        context = browser.new_context(**({"viewport": {"width": width, "height": 844}}
-                                         if width else {}))
+    def open_page(path: str, wait_for: str | None = None, width: int | None = None,
+                  scheme: str | None = None) -> Visit:
+        # ``width``: the viewport's width in CSS px (390 is a phone's), else the default;
+        # ``scheme``: the colour scheme the reader's system prefers ("light" or "dark")
+        options: dict = {"viewport": {"width": width, "height": 844}} if width else {}
+        if scheme:
+            options["color_scheme"] = scheme
+        context = browser.new_context(**options)
         contexts.append(context)
         page = context.new_page()
         record = Visit(page)

@@ -137,7 +137,7 @@ def test_the_stepper_tabs_share_one_slider(visit):
         arg=tabs.element_handle(), timeout=5_000)
     shown = tabs.locator(VISIBLE_STEP)
     assert shown.get_attribute("data-batch-id") == "3"
-    assert "watermark: 2024-01-01T00:00:15.000Z" in shown.inner_text()
+    assert "watermark: 15 s" in shown.inner_text()  # seconds after the stream's start
     assert "output (1 row)" in shown.inner_text()  # append: the closed window comes out
 
     tabs.get_by_role("tab", name="update").click()
@@ -153,6 +153,51 @@ def test_the_play_button_moves_the_slider(visit):
     page.wait_for_function(
         "el => el.querySelector('.widget-readout').innerText.trim() !== '0'",
         arg=single.element_handle(), timeout=10_000)
+
+
+def test_the_steppers_controls_say_what_they_do(site, visit):
+    for path in site.pages():
+        page = visit(path).page
+        steppers = page.locator(STEPPER)
+        if not steppers.count():
+            page.context.close()
+            continue
+        page.wait_for_selector(f"{STEPPER} .noUi-handle[aria-label]", timeout=20_000)
+        for index in range(steppers.count()):
+            stepper = steppers.nth(index)
+            for name in ["play", "stop", "repeat"]:
+                assert stepper.get_by_role("button", name=name, exact=True).count() == 1, \
+                    f"{path}: stepper {index} has no button named {name!r}"
+            assert stepper.get_by_role("slider", name="micro-batch").count() == 1, path
+        page.context.close()
+
+
+#: The contrast of an element's text with the colour behind it (WCAG's ratio, 1 to 21).
+TEXT_CONTRAST = """el => {
+  const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 4).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((c) => { c /= 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  let back = el;
+  while (back && (rgb(getComputedStyle(back).backgroundColor)[3] ?? 1) === 0) {
+    back = back.parentElement;
+  }
+  const [a, b] = [lum(rgb(getComputedStyle(el).color)),
+                  lum(rgb(getComputedStyle(back || document.body).backgroundColor))];
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_steppers_text_reads_in_the_pages_theme(visit, scheme):
+    page = visit("book/03_state_store_save.html", wait_for=STEPPER, scheme=scheme).page
+    assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    step = page.locator(STEPPER).first.locator(VISIBLE_STEP)
+    # The watermark's inline code, a table cell and the heading, against what is behind them.
+    for element in [step.locator("code").first, step.locator("td").first,
+                    step.locator("strong").first]:
+        contrast = element.evaluate(TEXT_CONTRAST)
+        assert contrast >= 4.5, f"{scheme}: {element.inner_text()!r} at {contrast:.2f}:1"
 
 
 def test_search_finds_a_term(visit):
@@ -240,3 +285,28 @@ def test_each_cells_printed_lines_come_in_one_block(site, visit):
         if count:
             split[path] = count
     assert split == {}, f"cells whose printed lines are cut into several blocks: {split}"
+
+
+# -- outputs are read whole, on a phone and on a desktop ------------------------------------------
+#: Every block of a cell's output that could cut its content at its right edge: the output
+#: boxes, printed text, tables, and whatever inside them hides or scrolls what overflows.
+CUT_OUTPUT_BLOCKS = """() => Array.from(document.querySelectorAll('article .cell_output *'))
+  .filter(el => el.matches('.output, pre, table')
+                || !['visible'].includes(getComputedStyle(el).overflowX))
+  .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+  .map(el => `${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth}>${el.clientWidth}: `
+             + el.innerText.slice(0, 50).replace(/\\s+/g, ' '))"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_no_output_block_is_cut_at_its_right_edge(site, visit, width):
+    cut = {}
+    for path in site.pages():
+        page = visit(path, width=width).page
+        if page.locator(".cell_output .widget-view, .cell_output script[type*=widget]").count():
+            page.wait_for_selector(STEPPER, timeout=20_000)
+        found = page.evaluate(CUT_OUTPUT_BLOCKS)
+        if found:
+            cut[path] = found
+        page.context.close()
+    assert cut == {}, f"output blocks cut at {width} px (scrollWidth > clientWidth): {cut}"
