@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env bench clean release widgets chromium bench-book grade bench-grading lab lab-instructor check
+.PHONY: book test test-hostile env bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check
 
 env: $(STAMP)
 
@@ -29,7 +29,7 @@ book: env widgets
 # Everything on two workers, then the hostile-submission corpus on its own: it grades 21
 # notebooks on one shared Connect server, two at a time, and that server's foreachBatch
 # workers are known to miss their connection on an overloaded machine (docs/instructor.md).
-test: env widgets chromium
+test: env widgets axe chromium
 	$(BIN)/python -m pytest
 	$(MAKE) test-hostile
 
@@ -78,6 +78,11 @@ bench-grading: env
 # committed): the pages load them from the site itself, never from a CDN.
 widgets:
 	$(PYTHON) scripts/vendor_widgets.py
+
+# The accessibility checker the browser tests inject into every page, from the npm
+# registry like the widget scripts (not committed).
+axe:
+	$(PYTHON) scripts/vendor_axe.py
 
 # The browser tests (tests/browser/) drive the system's Chromium; install it if missing.
 chromium:

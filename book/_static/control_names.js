@@ -1,0 +1,63 @@
+/*
+ * Names for controls that have none, or one a screen reader's user cannot match with what
+ * the screen shows (axe-core's rules, run on every page by tests/browser/test_accessibility.py).
+ *
+ * The stepper: ipywidgets draws the play widget as three buttons holding only an icon, and the slider's
+ * handle (role="slider") apart from its label, so assistive technology announces "button,
+ * button, button, slider" with nothing to say what each does. Each gets the name a sighted
+ * reader infers from the picture: play, stop, repeat, and the slider's own label.
+ */
+(function () {
+  const ICON_NAMES = { play: "play", pause: "pause", stop: "stop", retweet: "repeat" };
+
+  function name(stepper) {
+    stepper.querySelectorAll(".widget-play button").forEach((button) => {
+      const icon = button.querySelector("[data-icon]");
+      const said = icon && ICON_NAMES[icon.getAttribute("data-icon")];
+      if (said && button.getAttribute("aria-label") !== said) {
+        button.setAttribute("aria-label", said);
+        button.setAttribute("title", said);
+      }
+    });
+    stepper.querySelectorAll(".widget-slider").forEach((slider) => {
+      const label = slider.querySelector(".widget-label");
+      const handle = slider.querySelector("[role=slider]");
+      if (label && handle && !handle.hasAttribute("aria-label")) {
+        handle.setAttribute("aria-label", label.textContent.trim());
+      }
+    });
+  }
+
+  // The theme's search buttons show "Search Ctrl+K" but are named "Search" only, and its
+  // colour-mode button shows the current mode's icon (titled Light, Dark or System
+  // Settings) under the name "Color mode": a reader who says what they see ("click Search
+  // Ctrl K", "click Dark") must find it under that name. Each takes its visible words.
+  const MODES = { light: "Light", dark: "Dark", auto: "System Settings" };
+
+  function nameThemeControls() {
+    document.querySelectorAll(".search-button-field").forEach((button) => {
+      const seen = button.textContent.replace(/\s+/g, " ").trim();
+      if (seen && button.getAttribute("aria-label") !== seen) {
+        button.setAttribute("aria-label", seen);
+      }
+    });
+    const mode = MODES[document.documentElement.dataset.mode] || MODES.auto;
+    document.querySelectorAll(".theme-switch-button").forEach((button) => {
+      const said = `Color mode: ${mode}`;
+      if (button.getAttribute("aria-label") !== said) {
+        button.setAttribute("aria-label", said);
+      }
+    });
+  }
+
+  function nameAll() {
+    document.querySelectorAll(".micro-batch-stepper").forEach(name);
+    nameThemeControls();
+  }
+
+  // Widgets are drawn after the page has loaded, and an icon can be swapped for an SVG later.
+  // The colour mode is an attribute of the page's root, changed by the mode button.
+  new MutationObserver(nameAll).observe(document.documentElement,
+    { childList: true, subtree: true, attributes: true, attributeFilter: ["data-mode"] });
+  document.addEventListener("DOMContentLoaded", nameAll);
+})();
