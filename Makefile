@@ -34,7 +34,7 @@ test: env widgets axe chromium
 	$(MAKE) test-hostile
 
 test-hostile: env
-	$(BIN)/python -m pytest -n 0 -m hostile tests/test_classroom_hostile.py
+	$(BIN)/python -m pytest -n 0 -m hostile tests/grading/test_classroom_hostile.py
 
 # Regenerate the learners' release (exercises/) from the instructor's source (solutions/).
 # nbgrader runs `alembic` from PATH, hence the venv's bin first.

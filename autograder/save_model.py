@@ -28,7 +28,7 @@ Append and Update modes (section "No-data micro-batches").
 
 What the model leaves out, on purpose: timings and memory (``allUpdatesTimeMs``,
 ``commitTimeMs``, ``memoryUsedBytes``, ...), partitions, restarts, other aggregates.
-The test ``tests/test_state_store_save_model.py`` checks the model against real Spark on
+The test ``tests/chapters/test_state_store_save_model.py`` checks the model against real Spark on
 random streams, batch by batch.
 """
 from __future__ import annotations

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import COURSE_ROOT  # noqa: E402
-from tests.submissions import (LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,  # noqa: E402
+from tests.support.submissions import (LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,  # noqa: E402
                                release_notebook, solution_notebook, write_submission)
 
 ASSIGNMENT = "01_global_limit"

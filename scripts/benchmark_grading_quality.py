@@ -1,6 +1,6 @@
 """How right are the grades? The learner corpus, graded by the real command on several seeds.
 
-For every assignment, every notebook of the corpus in ``tests/learners`` (right answers
+For every assignment, every notebook of the corpus in ``tests/support/learners`` (right answers
 written other ways, each misconception a chapter warns about, partial and hard-coded
 answers) is graded through :func:`autograder.grading.autograde`, the function behind
 ``python -m autograder.classroom grade`` (its default Spark: one loopback Connect server,
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import autograde  # noqa: E402
-from tests.learners import CHAPTERS, expected_points, learners  # noqa: E402
+from tests.support.learners import CHAPTERS, expected_points, learners  # noqa: E402
 
 
 def grade_on_seed(assignment: str, seed: int, folder: Path, jobs: int) -> dict:

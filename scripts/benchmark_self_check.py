@@ -28,7 +28,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.submissions import release_notebook, solution_notebook  # noqa: E402
+from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
 
 
 def cell_seconds(cell) -> float:

@@ -54,6 +54,32 @@ def test_each_chapter_has_pictures_and_every_picture_loads(site, visit):
         page.context.close()
 
 
+#: The smallest text a picture may show on a desktop, in CSS pixels (body text is 16).
+LEGIBLE_PX = 11
+
+
+def test_every_picture_is_drawn_in_vector_with_text_legible_on_a_desktop(site, visit):
+    # An SVG whose words are <text> stays sharp at any zoom; its smallest font, in the
+    # picture's own units, times the scale the page shows it at is what a reader sees.
+    small = {}
+    for path in site.chapters():
+        page = visit(path, width=1400).page
+        shown = page.eval_on_selector_all(
+            "article img", "imgs => imgs.map(i => [i.getAttribute('src'), i.clientWidth])")
+        assert shown, f"{path}: no picture"
+        for src, width_px in shown:
+            assert src.endswith(".svg"), f"{path}: {src} is a bitmap, not a vector picture"
+            svg = (site.root / path).parent.joinpath(src).resolve().read_text()
+            fonts = [float(size) for size in re.findall(r"font-size:\s*([\d.]+)px", svg)]
+            assert fonts, f"{path}: {src} has no text as text (svg.fonttype must be 'none')"
+            view_width = float(re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+)', svg).group(1))
+            smallest = min(fonts) * width_px / view_width
+            if smallest < LEGIBLE_PX:
+                small.setdefault(path, []).append(f"{src}: {smallest:.1f} px")
+        page.context.close()
+    assert small == {}, f"picture text under {LEGIBLE_PX} px at 1400 px wide: {small}"
+
+
 def test_every_picture_of_a_chapter_says_in_words_what_it_shows(site, visit):
     # A screen reader reads the alt text; a file name or a bare title tells its listener nothing.
     unsaid = {}

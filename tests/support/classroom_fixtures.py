@@ -8,7 +8,7 @@ grading test after it grades against it (:func:`autograder.grading.autograde` re
 
 Opt in once, in ``tests/conftest.py``::
 
-    pytest_plugins = ["tests.classroom_fixtures"]
+    pytest_plugins = ["tests.support.classroom_fixtures"]
 
 From then on, every test module that imports ``autograde`` from
 ``autograder.grading`` shares the server (the autouse fixture below looks for that

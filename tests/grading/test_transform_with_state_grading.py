@@ -16,11 +16,11 @@ learner                    what they handed in
 import pytest
 
 from autograder.grading import autograde
-from tests.submissions import release_notebook, solution_notebook, write_submission
+from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+                                      write_submission)
 
 ASSIGNMENT = "04_transform_with_state"
-FULL = {"test_session_tracker": 3, "test_ttl_dedup": 3, "test_starting_counts": 2,
-        "test_first_n": 2}
+FULL = FULL_MARKS[ASSIGNMENT]
 
 TIMER_CLEARS_STATE = '''class SessionTracker(StatefulProcessor):
     def __init__(self, gap_ms):

@@ -18,11 +18,11 @@ learner                what they handed in
 import pytest
 
 from autograder.grading import autograde
-from tests.submissions import release_notebook, solution_notebook, write_submission
+from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+                                      write_submission)
 
 ASSIGNMENT = "02_aggregation_planning"
-FULL = {"test_aggregate_modes": 2, "test_predict_counts": 3,
-        "test_predict_metrics": 2, "test_sessions": 3}
+FULL = FULL_MARKS[ASSIGNMENT]
 
 SAVE_THEN_RESTORE = {
     "aggregate_modes": "def aggregate_modes(plan):\n"

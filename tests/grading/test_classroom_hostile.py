@@ -1,6 +1,6 @@
 """A class with hostile and broken submissions is graded to the end, and each one is recorded.
 
-The corpus (:mod:`tests.hostile`) holds broken files, edited or deleted grade cells,
+The corpus (:mod:`tests.support.hostile`) holds broken files, edited or deleted grade cells,
 endless loops, a kernel that dies, code that stops Spark or leaves a query running, a
 notebook that fills the disk, and cheats. All of them are graded in one call, next to
 honest learners, against one shared Spark Connect server: each must end with the outcome
@@ -15,9 +15,9 @@ from autograder.grading import autograde
 # test-hostile`): on an overloaded machine the shared server's foreachBatch workers may fail
 # to connect back, which zeroes honest cells (docs/instructor.md). Alone: 635 s, all pass.
 pytestmark = pytest.mark.hostile
-from tests.classroom_fixtures import grading_server  # noqa: F401 - the shared server
-from tests.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB, SUBMISSION_TIMEOUT,
-                           write_corpus)
+from tests.support.classroom_fixtures import grading_server  # noqa: F401 - the shared server
+from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
+                                   SUBMISSION_TIMEOUT, write_corpus)
 
 
 @pytest.fixture(scope="module")

@@ -24,11 +24,10 @@ from typing import Callable
 import nbformat
 
 from autograder import grading
-from tests.submissions import release_notebook, solution_notebook
+from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
 
 ASSIGNMENT = "01_global_limit"
-FULL = {"test_predict_emitted": 2, "test_predict_state": 3,
-        "test_emitted_so_far": 2, "test_first_clicks": 3}
+FULL = FULL_MARKS[ASSIGNMENT]
 ZERO = dict.fromkeys(FULL, 0)
 #: The seconds a cell may run in the hostile class, and a whole notebook.
 #: Generous, so that an honest notebook finishes on a busy machine (105 s alone, idle).

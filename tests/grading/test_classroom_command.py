@@ -16,10 +16,11 @@ import psutil
 import pytest
 
 from autograder.grading import COURSE_ROOT
-from tests.hostile import notebook
-from tests.test_global_limit_grading import FULL
+from tests.support.hostile import notebook
+from tests.support.submissions import FULL_MARKS
 
 ASSIGNMENT = "01_global_limit"
+FULL = FULL_MARKS[ASSIGNMENT]
 
 
 def grade_command(submissions, course, *extra):

@@ -14,6 +14,19 @@ import nbformat
 from autograder.grading import COURSE_ROOT
 
 
+#: Each assignment's tasks and the points a right answer scores (its grade cells' points).
+FULL_MARKS = {
+    "01_global_limit": {"test_predict_emitted": 2, "test_predict_state": 3,
+                        "test_emitted_so_far": 2, "test_first_clicks": 3},
+    "02_aggregation_planning": {"test_aggregate_modes": 2, "test_predict_counts": 3,
+                                "test_predict_metrics": 2, "test_sessions": 3},
+    "03_state_store_save": {"test_predict_output": 3, "test_predict_metrics": 3,
+                            "test_smallest_delay": 2, "test_update_step": 2},
+    "04_transform_with_state": {"test_session_tracker": 3, "test_ttl_dedup": 3,
+                                "test_starting_counts": 2, "test_first_n": 2},
+}
+
+
 def solution_notebook(assignment: str) -> Path:
     (path,) = (COURSE_ROOT / "solutions" / assignment).glob("*.ipynb")
     return path

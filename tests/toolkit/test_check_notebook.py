@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from autograder.check_notebook import main
-from tests.submissions import release_notebook, write_submission
+from tests.support.submissions import release_notebook, write_submission
 
 pytestmark = pytest.mark.slow
 

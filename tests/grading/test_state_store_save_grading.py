@@ -18,11 +18,11 @@ import nbformat
 import pytest
 
 from autograder.grading import autograde
-from tests.submissions import release_notebook, solution_notebook, write_submission
+from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+                                      write_submission)
 
 ASSIGNMENT = "03_state_store_save"
-FULL = {"test_predict_output": 3, "test_predict_metrics": 3, "test_smallest_delay": 2,
-        "test_update_step": 2}
+FULL = FULL_MARKS[ASSIGNMENT]
 
 
 def solution_source(grade_id: str) -> str:

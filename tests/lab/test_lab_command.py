@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "lab.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "lab.py"
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ notebook as a learner might hand it in, and the points each grade cell must give
 
 A learner's notebook is the release with the solution cells named in ``answers``
 (grade_id -> source) written in; the cells not named stay as released (unfinished).
-The fast tests scan every notebook statically (``tests/test_learner_corpus.py``); the
+The fast tests scan every notebook statically (``tests/grading/test_learners_*.py``); the
 edge-stream tests call the checks on the fixed streams; ``scripts/benchmark_grading_quality.py``
 grades the whole corpus through the grading command on several seeds.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from tests.submissions import release_notebook
+from tests.support.submissions import release_notebook
 
 KINDS = ("correct", "misconception", "partial", "hardcoded")
 
@@ -68,10 +68,10 @@ def altered(answers: dict[str, str], cell: str, old: str, new: str) -> dict[str,
 
 #: assignment -> the module holding its learners.
 CHAPTERS = {
-    "01_global_limit": "tests.learners.chapter1",
-    "02_aggregation_planning": "tests.learners.chapter2",
-    "03_state_store_save": "tests.learners.chapter3",
-    "04_transform_with_state": "tests.learners.chapter4",
+    "01_global_limit": "tests.support.learners.chapter1",
+    "02_aggregation_planning": "tests.support.learners.chapter2",
+    "03_state_store_save": "tests.support.learners.chapter3",
+    "04_transform_with_state": "tests.support.learners.chapter4",
 }
 
 
@@ -81,7 +81,7 @@ def learners(assignment: str) -> list[Learner]:
 
 def grade_points(assignment: str) -> dict[str, float]:
     """Each grade cell's points in the solution notebook."""
-    from tests.submissions import solution_notebook
+    from tests.support.submissions import solution_notebook
     nb = nbformat.read(solution_notebook(assignment), 4)
     return {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
             for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
@@ -121,7 +121,7 @@ def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> Non
 
 # -- the corpus's tests, one module per chapter ------------------------------------------------
 def corpus_tests(assignment: str, *, seed: int = 11, right_answers: bool = True):
-    """The two tests each chapter's corpus module runs (``tests/test_learners_*.py``):
+    """The two tests each chapter's corpus module runs (``tests/grading/test_learners_*.py``):
 
     * no notebook of the corpus is flagged by the static scan;
     * each misconception fails its task **on a fixed edge stream** (the lesson's stream is

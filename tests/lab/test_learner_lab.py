@@ -26,7 +26,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = "exercises/01_global_limit/01_global_limit.ipynb"
 TOKEN = "learner-lab-test"
 #: Cells of chapter 1's exercise notebook: the set-up, task 1's function and its self-check.

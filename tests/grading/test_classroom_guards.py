@@ -12,8 +12,8 @@ import pytest
 from autograder.grading import CellScore, NotebookGrade, find_submissions, summary_table
 from autograder.grading.verdict import grade_cells_after, runtime_cheats
 from autograder.grading.guards import checked_modules, scan_notebook, scan_source
-from tests.hostile import ASSIGNMENT, CASES, FULL, write_corpus
-from tests.submissions import release_notebook, solution_notebook
+from tests.support.hostile import ASSIGNMENT, CASES, FULL, write_corpus
+from tests.support.submissions import release_notebook, solution_notebook
 
 GRADE_IDS = list(FULL)
 
@@ -121,7 +121,7 @@ def test_the_kernel_side_of_the_guard_imports_no_grading_machinery():
              "print(sorted({m.split('.')[0] for m in sys.modules} "
              "& {'nbgrader', 'nbformat', 'jsonschema'}))")
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            check=True, cwd=Path(__file__).resolve().parent.parent).stdout
+                            check=True, cwd=Path(__file__).resolve().parents[2]).stdout
     assert loaded.strip() == "[]"
 
 

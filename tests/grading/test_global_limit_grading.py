@@ -19,12 +19,11 @@ import pytest
 from autograder import global_limit
 
 from autograder.grading import autograde
-from tests.submissions import (LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD, release_notebook,
-                               solution_notebook, write_submission)
+from tests.support.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,
+                                      release_notebook, solution_notebook, write_submission)
 
 ASSIGNMENT = "01_global_limit"
-FULL = {"test_predict_emitted": 2, "test_predict_state": 3,
-        "test_emitted_so_far": 2, "test_first_clicks": 3}
+FULL = FULL_MARKS[ASSIGNMENT]
 
 @pytest.mark.slow
 def test_a_classroom_is_graded_on_behaviour(tmp_path):
@@ -55,9 +54,9 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     assert {key.split()[0] for key in recorded} == {"global_limit.limit_run",
                                                     "global_limit.restarted_limit",
                                                     "global_limit.first_clicks"}
-    for sizes, limit in global_limit._streams(seed, 2)[1]:
+    for sizes, limit in global_limit.drawn_streams(seed, 2)[1]:
         assert f"global_limit.limit_run {json.dumps([sizes, limit])}" in recorded
-    ((sizes, limit),) = global_limit._streams(seed, 1)[1]
+    ((sizes, limit),) = global_limit.drawn_streams(seed, 1)[1]
     emitted = json.loads(recorded[f"global_limit.restarted_limit {json.dumps([sizes, limit])}"])
     assert len(emitted) == len(sizes)
     kept = sorted(p.parent.name for p in (run / "answers.checkpoints").glob("*/*/commits"))

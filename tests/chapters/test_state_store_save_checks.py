@@ -16,7 +16,7 @@ from autograder.state_store_save import (
     random_case,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "03_state_store_save"
 SEED = 11
 

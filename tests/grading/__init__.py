@@ -1,0 +1,1 @@
+"""Grading through real nbgrader and the classroom command (``autograder.grading``)."""

@@ -1,0 +1,1 @@
+"""The learner's JupyterLab and the command that starts it."""
