@@ -38,7 +38,8 @@ from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, plai
                        seed_for)
 from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
 from .plan import PlanNode, parse_plan, physical_plan
-from .session import course_session
+from .session import course_session, spark_setting
+from .streams import random_events, random_keys
 
 CHAPTER = "chapter 2, How Spark plans a streaming aggregation"
 REVISIT_CHAIN = f'{CHAPTER}, section "The seven operators"'
@@ -67,7 +68,7 @@ EXAMPLE_EVENTS = [[("a", 1, 1), ("a", 3, 2), ("b", 2, 5)],
                   [("a", 40, 1)]]
 EXAMPLE_GAP = 5
 
-# -- the fixed edge streams every graded check runs besides a random one -------------------------
+# -- the fixed edge streams every graded check runs besides a random one -----------------------
 #: Keys (task 2): a key twice in one micro-batch, an empty micro-batch, a key coming back.
 EDGE_KEYS = [["a", "a"], [], ["b", "a", "b"], ["c"]]
 #: Keys and shuffle partitions (task 3): one key (one partition) for two micro-batches, an
@@ -85,7 +86,7 @@ def at(second: float) -> datetime:
     return T0 + timedelta(seconds=second)
 
 
-# -- reading a plan ---------------------------------------------------------------------------
+# -- reading a plan ----------------------------------------------------------------------------
 def aggregate_mode(node: PlanNode) -> str:
     """The mode a hash aggregate runs in, read off the names of its functions.
 
@@ -118,7 +119,7 @@ def aggregation_chain(plan: PlanNode) -> list[str]:
     return names
 
 
-# -- the truth, from Spark ----------------------------------------------------------------------
+# -- the truth, from Spark ---------------------------------------------------------------------
 def keyed_count_run(spark: SparkSession, batches: list[list[str]],
                     partitions: int | None = None) -> list[dict[str, Any]]:
     """Run ``groupBy("key").count()`` in update mode, one micro-batch per list of keys.
@@ -130,7 +131,8 @@ def keyed_count_run(spark: SparkSession, batches: list[list[str]],
     """
     def ask_spark() -> list[dict[str, Any]]:
         facts = []
-        with _shuffle_partitions(spark, partitions):
+        with spark_setting(spark, "spark.sql.shuffle.partitions",
+                           None if partitions is None else str(partitions)):
             with StreamRun(spark, KEYS_SCHEMA, lambda df: df.groupBy("key").count(),
                            output_mode="update") as run:
                 for keys in batches:
@@ -146,24 +148,6 @@ def keyed_count_run(spark: SparkSession, batches: list[list[str]],
         return facts
 
     return spark_answer("aggregation_planning.keyed_count_run", [batches, partitions], ask_spark)
-
-
-class _shuffle_partitions:
-    """Use ``n`` shuffle partitions while the block runs (``None``: leave it alone)."""
-
-    KEY = "spark.sql.shuffle.partitions"
-
-    def __init__(self, spark: SparkSession, n: int | None):
-        self.spark, self.n, self.saved = spark, n, None
-
-    def __enter__(self):
-        if self.n is not None:
-            self.saved = self.spark.conf.get(self.KEY)
-            self.spark.conf.set(self.KEY, str(self.n))
-
-    def __exit__(self, *exc):
-        if self.n is not None:
-            self.spark.conf.set(self.KEY, self.saved)
 
 
 def reference_sessions(events: DataFrame, gap_seconds: int) -> DataFrame:
@@ -212,34 +196,7 @@ def session_run(spark: SparkSession, batches, build: Callable[[DataFrame], DataF
     return facts, plan
 
 
-# -- fresh streams ----------------------------------------------------------------------------
-def random_keys(rng: random.Random, batches: tuple[int, int] = (3, 3)) -> list[list[str]]:
-    """Micro-batches of keys drawn from a few letters; a batch may be empty."""
-    letters = rng.sample("abcdefg", rng.randint(3, 5))
-    return [[rng.choice(letters) for _ in range(rng.randint(0, 4))]
-            for _ in range(rng.randint(*batches))]
-
-
-def random_events(rng: random.Random) -> tuple[list[list[tuple[str, int, int]]], int]:
-    """Two micro-batches of events for two users, and a session gap in seconds.
-
-    The second batch brings a late-enough event to extend or bridge a session in state,
-    and one far ahead, so that the watermark closes the early sessions.
-    """
-    gap = rng.randint(3, 6)
-    first, second = [], []
-    for user in ("a", "b"):
-        t = rng.randint(0, 4)
-        for _ in range(rng.randint(1, 3)):
-            first.append((user, t, rng.randint(1, 9)))
-            t += rng.randint(1, gap + 3)
-        second.append((user, t + rng.randint(-gap, gap), rng.randint(1, 9)))
-    second.append((rng.choice("ab"), 60 + rng.randint(0, 10), rng.randint(1, 9)))
-    rng.shuffle(first)
-    rng.shuffle(second)
-    return [first, second], gap
-
-
+# -- fresh aggregations ------------------------------------------------------------------------
 AGGREGATES = {
     "count": lambda: F.count("*"), "sum": lambda: F.sum("v"), "max": lambda: F.max("v"),
     "min": lambda: F.min("v"), "avg": lambda: F.avg("v"),
@@ -261,7 +218,7 @@ def random_aggregation(rng: random.Random) -> tuple[str, Callable[[DataFrame], D
                           .agg(*functions)), "append")
 
 
-# -- task 1: the mode of each hash aggregate -------------------------------------------------------
+# -- task 1: the mode of each hash aggregate ---------------------------------------------------
 EXAMPLE_QUERIES = [
     ("groupBy('user').count() in update mode",
      lambda df: df.groupBy("user").count(), "update"),
@@ -334,7 +291,7 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
     passed(f"the aggregate modes match Spark's plans for {len(cases)} queries")
 
 
-# -- task 2: what restore and save leave in the state ------------------------------------------------
+# -- task 2: what restore and save leave in the state ------------------------------------------
 def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches)`` must give, per micro-batch of ``groupBy("key").count()`` in
@@ -362,7 +319,7 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
     passed(f"your outputs and state rows match Spark, batch by batch ({len(streams)} stream(s))")
 
 
-# -- task 3: state store instances and state metrics ---------------------------------------------------
+# -- task 3: state store instances and state metrics -------------------------------------------
 METRIC_FIELDS = ("numRowsTotal", "numRowsUpdated", "numStateStoreInstances")
 
 
@@ -388,13 +345,14 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             mine = batch_dict(mine, batch_id, context)
             for field in METRIC_FIELDS:
-                revisit = REVISIT_PARTITIONS if field == "numStateStoreInstances" else REVISIT_RESTORE_SAVE
+                revisit = (REVISIT_PARTITIONS if field == "numStateStoreInstances"
+                           else REVISIT_RESTORE_SAVE)
                 check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
                             batch=batch_id, revisit=revisit, context=context)
     passed(f"your state metrics match Spark, batch by batch ({len(streams)} stream(s))")
 
 
-# -- task 4: a sessionized aggregation -----------------------------------------------------------------
+# -- task 4: a sessionized aggregation ---------------------------------------------------------
 def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
                    seed: int | None = None, example: bool = False) -> None:
     """``sessions(events, gap_seconds)`` must count the events and sum ``v`` per user and

@@ -4,7 +4,8 @@ Every check of the course does the same few things, in the same way:
 
 * it runs on **streams** named for the learner: the chapter's example
   (:data:`EXAMPLE`), fixed edge streams that expose a misconception whatever the seed
-  (:data:`FIXED`), and streams drawn from **one seed** per process (:func:`seed_for`);
+  (:data:`FIXED`), and streams drawn from **one seed** per process (:func:`seed_for`),
+  each named in a lesson by what it holds and where it comes from (:func:`stream_context`);
 * it takes the learner's answer **one entry per micro-batch** (:func:`answer_per_batch`,
   :func:`batch_dict`) and compares each with what Spark did, naming the micro-batch that
   differed (:func:`autograder.feedback.check_equal`);
@@ -27,6 +28,12 @@ from .session import is_connect
 #: Where a stream comes from, as a lesson names it (a drawn one says ``seed N``).
 EXAMPLE = "the chapter's example"
 FIXED = "a fixed stream"
+
+
+def stream_context(what: str, label: str, batches: list) -> str:
+    """How a lesson names a stream: what its rows hold, its batches, and where it comes
+    from (:data:`EXAMPLE`, :data:`FIXED` or ``seed N``)."""
+    return f"{what}, batches {batches} ({label})"
 
 #: The seed of this process's checks, drawn once when the course's checks are imported:
 #: ``COURSE_SEED`` when a grading run set it, a fresh one otherwise. Every check of one

@@ -93,7 +93,8 @@ def stored_count(state_rows) -> int | None:
     return row["value"]["value"]
 
 
-def _streams(seed: int | None, count: int) -> tuple[int, list[tuple[list[int], int]]]:
+def drawn_streams(seed: int | None, count: int) -> tuple[int, list[tuple[list[int], int]]]:
+    """The seed used and the ``count`` streams it draws: ``(batch sizes, limit)`` each."""
     seed = seed_for(seed)
     rng = random.Random(seed)
     streams = []
@@ -112,7 +113,7 @@ def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, lis
     ones from a seed."""
     if example:
         return [(_describe(EXAMPLE_SIZES, EXAMPLE_LIMIT, EXAMPLE), EXAMPLE_SIZES, EXAMPLE_LIMIT)]
-    seed, streams_drawn = _streams(seed, streams)
+    seed, streams_drawn = drawn_streams(seed, streams)
     edges = [(_describe(sizes, limit, f"{FIXED}: {shows}"), sizes, limit)
              for sizes, limit, shows in EDGE_STREAMS]
     return edges + [(_describe(sizes, limit, drawn(seed)), sizes, limit)
@@ -196,7 +197,7 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     if example:
         streams = [(EXAMPLE, EXAMPLE_SIZES, EXAMPLE_LIMIT)]
     else:
-        seed, ((sizes, limit),) = _streams(seed, 1)
+        seed, ((sizes, limit),) = drawn_streams(seed, 1)
         streams = [(FIXED, *edge) for edge in EDGE_RESTARTS] + [(drawn(seed), sizes, limit)]
     for origin, sizes, limit in streams:
         context = f"batch sizes {sizes}, limit({limit}) ({origin}), restarted after batch 1"

@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from pyspark.sql import SparkSession
 
@@ -116,3 +117,24 @@ def is_connect(spark: SparkSession) -> bool:
     return not hasattr(spark, "sparkContext") or type(spark).__module__.startswith(
         "pyspark.sql.connect"
     )
+
+
+@contextlib.contextmanager
+def spark_setting(spark: SparkSession, key: str, value: str | None) -> Iterator[None]:
+    """``key`` set to ``value`` while the block runs, then back to what it was.
+
+    ``None`` leaves the setting alone. Most streaming settings are read when a query starts
+    and kept in its checkpoint, so a query started inside the block keeps the value after it.
+    """
+    if value is None:
+        yield
+        return
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, before)

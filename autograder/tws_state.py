@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from pyspark.sql import SparkSession
 
 from .driver import BatchRecord, StreamRun
+from .session import spark_setting
 
 
 def ms(moment: datetime) -> int:
@@ -35,16 +36,8 @@ def no_data_batches_disabled(spark: SparkSession) -> Iterator[None]:
     ``processAllAvailable`` never returns. The setting is read when a query starts (and
     stored in its checkpoint), so queries started inside the block keep it.
     """
-    key = "spark.sql.streaming.noDataMicroBatches.enabled"
-    before = spark.conf.get(key, None)
-    spark.conf.set(key, "false")
-    try:
+    with spark_setting(spark, "spark.sql.streaming.noDataMicroBatches.enabled", "false"):
         yield
-    finally:
-        if before is None:
-            spark.conf.unset(key)
-        else:
-            spark.conf.set(key, before)
 
 
 def state_variables(run: StreamRun, operator: int) -> list[dict[str, Any]]:

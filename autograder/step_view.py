@@ -1,0 +1,210 @@
+"""One micro-batch as the stepper shows it, written as HTML.
+
+A :class:`Step` is one micro-batch with what the stepper shows beside its progress report:
+the rows fed to it and the state rows it committed. :func:`step_html` lays out its input,
+watermark, state, output and metrics as small tables; :class:`Show` writes each value as the
+course prints it (times as seconds after the stream's start when that is known). The HTML
+takes its sizes and colours from the page, so it reads in a light and in a dark theme.
+"""
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Sequence
+
+from pyspark.sql import Row
+
+from .driver import BatchRecord
+
+#: The state-operator metrics the stepper shows, in this order, when a report has them.
+STATE_METRICS = (
+    "numRowsTotal", "numRowsUpdated", "numRowsRemoved", "numRowsDroppedByWatermark",
+)
+
+
+@dataclass
+class Step:
+    """One micro-batch as the stepper shows it.
+
+    ``input`` holds the rows fed to the micro-batch (``None`` when they were not kept), and
+    ``state`` the state store's rows as the micro-batch committed them (``None`` when no
+    snapshot was taken).
+    """
+
+    batch: BatchRecord
+    input: list[Any] | None = None
+    state: list[Row] | None = None
+
+
+
+class Show:
+    """How values are written: as the course prints them, times as seconds after ``start``."""
+
+    def __init__(self, start: datetime | None = None):
+        self.start = None if start is None else _aware(start)
+
+    def value(self, value: Any) -> str:
+        if value is None:
+            return "null"
+        if isinstance(value, Row) and hasattr(value, "__fields__"):
+            return "{" + ", ".join(f"{name}: {self.value(value[name])}"
+                                   for name in value.__fields__) + "}"
+        if isinstance(value, dict):
+            return "{" + ", ".join(f"{key}: {self.value(item)}"
+                                   for key, item in value.items()) + "}"
+        if isinstance(value, (list, tuple)):
+            return "[" + ", ".join(self.value(item) for item in value) + "]"
+        if isinstance(value, datetime):
+            return self.moment(value)
+        if isinstance(value, date):
+            return value.isoformat()
+        return str(value)
+
+    def moment(self, moment: datetime) -> str:
+        if self.start is None:
+            return moment.isoformat(sep=" ")
+        return f"{(_aware(moment) - self.start).total_seconds():g} s"
+
+    def timestamp(self, text: str) -> str:
+        """A time from a progress report (an ISO string in UTC, ``...Z``)."""
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return text
+        return self.moment(moment) if self.start is not None else text
+
+    def watermark(self, text: str | None) -> str:
+        if not text:
+            return "<em>none</em>"
+        if text.startswith(EPOCH):
+            return f"<em>none yet</em> (Spark's initial <code>{_text(text)}</code>)"
+        return f"<code>{_text(self.timestamp(text))}</code>"
+
+
+#: How a progress report writes Spark's initial watermark (0 ms after the epoch).
+EPOCH = "1970-01-01T00:00:00.000Z"
+
+
+def _aware(moment: datetime) -> datetime:
+    # The course's Spark session runs in UTC, and so do the times it hands back.
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def step_html(step: Step, *, columns: Sequence[str] | None = None,
+              show: Show | None = None) -> str:
+    """The view of one micro-batch: input, watermark, state, output and metrics."""
+    show = show or Show()
+    batch = step.batch
+    head = (
+        f"<strong>micro-batch {batch.batch_id}</strong>"
+        + (" (a no-data micro-batch: Spark ran it because the watermark moved)"
+           if is_no_data_batch(batch) else "")
+        + " &middot; watermark: " + show.watermark(batch.watermark)
+    )
+    if step.input is None:
+        input_panel = _panel(f"input ({_rows(batch.input_rows)})",
+                             "<em>rows not kept (use record_steps)</em>")
+    else:
+        input_panel = _panel(f"input ({_rows(len(step.input))})",
+                             _table(step.input, show, columns))
+    if step.state is None:
+        state_panel = _panel("state store", "<em>no snapshot</em>")
+    else:
+        state_panel = _panel(f"state store after the batch ({_rows(len(step.state))})",
+                             _table(step.state, show))
+    output_panel = _panel(f"output ({_rows(len(batch.output))})", _table(batch.output, show))
+    metrics_panel = _panel("metrics", _metrics_table(batch, show))
+    panels = "".join([input_panel, state_panel, output_panel, metrics_panel])
+    return _view(batch.batch_id, head, panels)
+
+
+def note_html(said: str) -> str:
+    """A view with no micro-batch in it: ``said`` (HTML) says why, over an empty input."""
+    return _view("", f"<em>{said}</em>", _panel("input (0 rows)", "<em>none</em>"))
+
+
+def _view(batch_id: Any, head: str, panels: str = "") -> str:
+    # Sizes and colours are left to the page (its body text, its light or dark theme).
+    return (
+        f'<div class="stepper-step" data-batch-id="{batch_id}" style="line-height:1.45">'
+        f'<div style="margin:0.3em 0">{head}</div>'
+        f'<div style="display:flex;flex-wrap:wrap;gap:0.8em;align-items:flex-start">'
+        f"{panels}</div></div>"
+    )
+
+
+def is_no_data_batch(batch: BatchRecord) -> bool:
+    """Whether Spark ran this micro-batch with no new input (to move the watermark on).
+
+    A micro-batch that read new data, even an empty file, moved its sources' offsets; a
+    no-data micro-batch starts and ends at the same offsets.
+    """
+    sources = batch.progress.get("sources", [])
+    return bool(sources) and all(
+        source.get("startOffset") == source.get("endOffset") for source in sources
+    )
+
+
+def _metrics_table(batch: BatchRecord, show: Show) -> str:
+    rows: list[tuple[str, Any]] = [("numInputRows", batch.input_rows)]
+    for number, operator in enumerate(batch.state_operators):
+        prefix = operator.get("operatorName", f"operator {number}")
+        rows += [(f"{prefix}.{name}", operator[name])
+                 for name in STATE_METRICS if name in operator]
+    event_time = batch.progress.get("eventTime", {})
+    rows += [(f"eventTime.{name}", show.timestamp(value))
+             for name, value in sorted(event_time.items()) if name != "watermark"]
+    head = f"<tr><th style='{_CELL}'>metric</th><th style='{_CELL}'>value</th></tr>"
+    body = "".join(f"<tr><td style='{_CELL}'>{_text(name)}</td>"
+                   f"<td style='{_CELL}'>{_text(value)}</td></tr>" for name, value in rows)
+    return f"<table style='{_TABLE}'>{head}{body}</table>"
+
+
+# A grey that reads on a light and on a dark page; text takes the page's own colour.
+_TABLE = ("border-collapse:collapse;font-size:1em;"
+          "font-family:var(--pst-font-family-monospace, monospace)")
+_CELL = "border:1px solid rgba(128,128,128,0.6);padding:1px 6px;text-align:left"
+
+
+def _panel(title: str, content: str) -> str:
+    return (f'<div style="min-width:10em;max-width:100%"><div style="font-weight:600;'
+            f'margin-bottom:0.2em">{_text(title)}</div>{content}</div>')
+
+
+def _rows(count: int) -> str:
+    return f"{count} row" + ("" if count == 1 else "s")
+
+
+def _table(rows: Sequence[Any], show: Show | None = None,
+           columns: Sequence[str] | None = None) -> str:
+    """Rows (Spark Rows, dicts or tuples) as a small HTML table with a header line.
+
+    Tuples take their column names from ``columns`` (else ``column 1``, ``column 2``...).
+    """
+    show = show or Show()
+    if not rows:
+        return "<em>none</em>"
+    first = rows[0]
+    if isinstance(first, Row) and hasattr(first, "__fields__"):
+        columns = list(first.__fields__)
+        cells = [[row[name] for name in columns] for row in rows]
+    elif isinstance(first, dict):
+        columns = list(first)
+        cells = [[row.get(name) for name in columns] for row in rows]
+    else:
+        cells = [list(row) if isinstance(row, (list, tuple)) else [row] for row in rows]
+        width = max(len(row) for row in cells)
+        if not columns or len(columns) != width:
+            columns = ["value"] if width == 1 else [f"column {i + 1}" for i in range(width)]
+    head = "".join(f"<th style='{_CELL}'>{_text(name)}</th>" for name in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td style='{_CELL}'>{_text(show.value(value))}</td>"
+                         for value in row) + "</tr>"
+        for row in cells
+    )
+    return f"<table style='{_TABLE}'><tr>{head}</tr>{body}</table>"
+
+
+def _text(value: Any) -> str:
+    return html.escape(str(value))
