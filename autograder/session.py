@@ -6,8 +6,8 @@ where it is set, in :data:`COURSE_CONF`.
 
 Two kinds of session come out of it:
 
-* by default a *local* session: a JVM started inside this Python process, running Spark
-  with two worker threads (``local[2]``), like a learner's laptop;
+* by default a *local* session: a JVM that this Python process starts as its child,
+  running Spark with two worker threads (``local[2]``), like a learner's laptop;
 * when the environment variable ``SPARK_REMOTE`` names a Spark Connect server
   (``sc://127.0.0.1:15002``), a *Connect* session to that server. Classroom grading uses it
   so that many notebooks share one already running Spark instead of starting one each.
@@ -18,6 +18,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -64,6 +65,7 @@ def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
     Spark Connect client of that server, and the server's own configuration applies (the
     grading command starts its server with :data:`COURSE_CONF`).
     """
+    _clock_in_utc()
     remote = os.environ.get("SPARK_REMOTE")
     if remote:
         return SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
@@ -80,6 +82,22 @@ def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _clock_in_utc() -> None:
+    """Make UTC this process's local time zone (and so its JVM's and Python workers').
+
+    ``spark.sql.session.timeZone`` covers Spark's side only. A Python ``datetime`` without
+    a zone (the chapters' streams are written with them) is turned into an instant with the
+    *process's* zone, and Spark's timestamps come back to Python in that zone too: on a
+    laptop set to India's time, noon would reach Spark as 06:30 UTC and every time the book
+    prints would be off by five and a half hours. With the process in UTC, a zone-less
+    datetime means the same instant on every machine. ``TZ`` is set before the JVM starts,
+    which inherits it, as do the Python workers it starts.
+    """
+    if os.environ.get("TZ") != "UTC":
+        os.environ["TZ"] = "UTC"
+        time.tzset()
 
 
 def jvm_log_path() -> Path:

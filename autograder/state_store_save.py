@@ -41,6 +41,7 @@ from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, seed
 from .driver import StreamRun
 from .feedback import CheckFailed, ask, check_equal, passed, plain
 from .session import course_session
+from .streams import T0
 
 CHAPTER = "chapter 3, StateStoreSaveExec in Append, Complete and Update modes"
 REVISIT = {
@@ -52,8 +53,6 @@ REVISIT_NO_DATA = f'{CHAPTER}, section "No-data micro-batches"'
 REVISIT_METRICS = f'{CHAPTER}, section "Every metric, batch by batch"'
 REVISIT_DELAY = f'{CHAPTER}, section "Choosing the delay"'
 
-#: The stream's start: event ``s`` happens ``s`` seconds after it.
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 #: The window length of the chapter's query, in seconds.
 WINDOW = 10
 SCHEMA = "id INT, ts TIMESTAMP"
@@ -82,8 +81,8 @@ def as_rows(events: list[int], first_id: int = 1) -> list[tuple[int, datetime]]:
 
 def seconds(moment: datetime) -> int:
     """A timestamp from Spark, in whole seconds after T0."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
     return int((moment - T0).total_seconds())
 
 

@@ -8,6 +8,12 @@ Chapter 1 draws numbered rows; chapter 2 keys, and events of two users for sessi
 from __future__ import annotations
 
 import random
+from datetime import datetime
+
+#: The instant every chapter's event times count from: event ``s`` happens ``s`` seconds
+#: after it. A zone-less noon, which means noon UTC on every machine because the course's
+#: session makes UTC the process's zone (:func:`autograder.session.course_session`).
+T0 = datetime(2024, 1, 1, 12, 0, 0)
 
 
 def batch_sizes(rng: random.Random, batches: tuple[int, int] = (4, 6),

@@ -22,7 +22,7 @@ the timers) and the operator's custom metrics.
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
@@ -32,6 +32,7 @@ from .driver import StreamRun
 from .feedback import check_equal, passed
 from .processor_pair import Build, PairedRun, paired_query, quick_try
 from .session import course_session
+from .streams import T0
 from .tws_state import (custom_metrics, ms, no_data_batches_disabled, pending_timers,
                         state_rows_per_key, state_variables, stored_keys, stored_values)
 
@@ -43,8 +44,6 @@ REVISIT_INITIAL = f'{CHAPTER}, section "Initial state"'
 REVISIT_TTL = f'{CHAPTER}, section "Time to live"'
 REVISIT_READER = f'{CHAPTER}, section "Reading the state back"'
 
-#: The start of event time in every stream of this chapter.
-T0 = datetime(2024, 1, 1, 12, 0, 0)
 HOUR_MS = 3_600_000
 #: Helpers of this module a learner may use freely (the grading guard flags the rest:
 #: the reference processors and the runs the checks compare with).

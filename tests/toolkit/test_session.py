@@ -24,3 +24,25 @@ def test_starting_spark_writes_nothing_to_stderr(tmp_path):
     assert result.stdout == "3\n"
     assert result.stderr == ""
     assert (tmp_path / "jvm.log").exists()
+
+
+def test_a_laptop_outside_utc_sees_the_same_instants(tmp_path):
+    # PySpark turns a datetime without a zone into an instant with the Python process's own
+    # zone, and back the same way: on a laptop in India the chapters' T0 (noon) would be
+    # 06:30 in Spark's UTC and the book's times would all be off by five and a half hours.
+    program = ("from autograder import course_session\n"
+               "from autograder.aggregation_planning import T0\n"
+               "from autograder.state_store_save import as_rows, seconds\n"
+               "spark = course_session()\n"
+               "noon = spark.createDataFrame([(T0,)], 'ts TIMESTAMP')\n"
+               "print(noon.selectExpr('CAST(ts AS STRING)').first()[0])\n"
+               "print(noon.first().ts == T0)\n"
+               "events = spark.createDataFrame(as_rows([0, 12]), 'id INT, ts TIMESTAMP')\n"
+               "print([seconds(row.ts) for row in events.collect()])\n")
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                            env={"COURSE_JVM_LOG": str(tmp_path / "jvm.log"),
+                                 "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                 "TZ": "Asia/Kolkata"},
+                            timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["2024-01-01 12:00:00", "True", "[0, 12]"]
