@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check
+.PHONY: book test test-hostile env bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers
 
 env: $(STAMP)
 
@@ -56,6 +56,11 @@ lab: env
 NOTEBOOK ?= $(wildcard exercises/*/*.ipynb)
 check: env
 	$(BIN)/python -m autograder.check_notebook $(NOTEBOOK)
+
+# Spark's answers to the worked examples, recorded so a learner's self-check needs no Spark
+# run (autograder/answers.py); tests/toolkit/test_known_answers.py says when to run it again.
+known-answers: env
+	$(BIN)/python scripts/record_known_answers.py
 
 lab-instructor: env
 	$(BIN)/python scripts/lab.py instructor $(LAB_OPTIONS)

@@ -27,10 +27,18 @@ beside the answers file, ``<answers>.checkpoints``, which a learner's kernel cop
 own temporary folder when the checks are imported, before the guard closes the grading
 folder). A caller always gets its own copy of each checkpoint, so a reader that spoils one
 spoils nothing else.
+
+Some answers are **known before anybody asks**: those of the worked examples the
+exercises' self-checks run (``check_...(..., example=True)``). Their streams are fixed, so
+Spark's answers are recorded with the course (:data:`KNOWN_ANSWERS_FILE`, written by ``make
+known-answers``) and a learner's self-check needs no Spark run to know them. A test asks
+Spark again for every one of them (:func:`asking_spark`), so the file cannot fall behind
+the course's queries or its Spark version unnoticed.
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import hashlib
 import json
@@ -40,7 +48,7 @@ import tempfile
 import threading
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .grading.contract import ANSWERS, RECORD_ANSWERS
 
@@ -53,6 +61,18 @@ def _recorded() -> MappingProxyType:
         return MappingProxyType(json.loads(Path(path).read_text()))
     except (OSError, ValueError):
         return MappingProxyType({})  # no answers: every question goes to Spark
+
+
+#: Spark's answers for the worked examples, recorded with the course (``make known-answers``).
+KNOWN_ANSWERS_FILE = Path(__file__).with_name("known_answers.json")
+
+
+def _known() -> MappingProxyType:
+    try:
+        answers = json.loads(KNOWN_ANSWERS_FILE.read_text())
+    except (OSError, ValueError):
+        return MappingProxyType({})  # nothing known: every question goes to Spark
+    return MappingProxyType({key: json.dumps(answer) for key, answer in answers.items()})
 
 
 def checkpoints_beside(answers_file: str | os.PathLike) -> Path:
@@ -83,7 +103,11 @@ def _recorded_checkpoints() -> Path | None:
 RECORDED: MappingProxyType = _recorded()
 #: The checkpoints recorded for this run (this process's copy), or None.
 RECORDED_CHECKPOINTS: Path | None = _recorded_checkpoints()
+#: The worked examples' answers, known before anybody asks, read-only.
+KNOWN: MappingProxyType = _known()
 _asked: dict[str, str] = {}
+#: While :func:`asking_spark` runs: what Spark answered in it (else None).
+_asked_afresh: dict[str, Any] | None = None
 _lock = threading.Lock()
 
 
@@ -91,14 +115,35 @@ def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any
     """What Spark answers to ``question`` about ``about`` (JSON data: a stream, a limit ...).
 
     ``ask_spark()`` runs the query and returns plain data; it is called only when neither
-    this process nor the run's recorded answers know the answer yet.
+    this process, nor the run's recorded answers, nor the course's known answers have the
+    answer yet (or always, inside :func:`asking_spark`).
     """
     key = _key(question, about)
     with _lock:
-        known = _asked.get(key, RECORDED.get(key))
+        fresh = _asked_afresh
+        known = None if fresh is not None else _asked.get(key, RECORDED.get(key, KNOWN.get(key)))
     if known is None:
         known = _remember(key, ask_spark())
+        if fresh is not None:
+            fresh[key] = json.loads(known)
     return json.loads(known)
+
+
+@contextlib.contextmanager
+def asking_spark() -> Iterator[dict[str, Any]]:
+    """Inside the block, every question :func:`spark_answer` gets goes to Spark, whatever
+    is known or was asked before; the block gets a dict that fills with each question's key
+    and Spark's answer. The known answers are recorded, and proved current, this way.
+    """
+    global _asked_afresh
+    with _lock:
+        _asked_afresh = {}
+        fresh = _asked_afresh
+    try:
+        yield fresh
+    finally:
+        with _lock:
+            _asked_afresh = None
 
 
 def _key(question: str, about: Any) -> str:

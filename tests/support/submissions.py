@@ -37,6 +37,20 @@ def release_notebook(assignment: str) -> Path:
     return path
 
 
+def solved_release(assignment: str) -> nbformat.NotebookNode:
+    """What a learner who solved every task has: the release notebook (self-checks on the
+    worked example, no hidden tests) with each solution cell as the instructor wrote it."""
+    solution = {cell.metadata["nbgrader"]["grade_id"]: cell.source
+                for cell in nbformat.read(solution_notebook(assignment), as_version=4).cells
+                if cell.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    notebook = nbformat.read(release_notebook(assignment), as_version=4)
+    for cell in notebook.cells:
+        grading = cell.get("metadata", {}).get("nbgrader", {})
+        if grading.get("solution"):
+            cell.source = solution[grading["grade_id"]]
+    return notebook
+
+
 def write_submission(assignment: str, answers: dict[str, str], target: Path) -> Path:
     """The solution notebook with the cells named in ``answers`` (by nbgrader grade_id)
     replaced by the given source. Raises if a grade_id does not exist."""
