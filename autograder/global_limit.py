@@ -120,21 +120,31 @@ def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, lis
                     for sizes, limit in streams_drawn]
 
 
+def _answers_beside_spark(predict, what: str, *, example: bool, seed: int | None,
+                          streams: int):
+    """For each stream a check runs: its description, the learner's answer per micro-batch
+    and Spark's record of each micro-batch (:func:`limit_run`)."""
+    spark = course_session()
+    for context, sizes, limit in _cases(example, seed, streams):
+        answer = ask(predict, list(sizes), limit, what=what, context=context)
+        truth = limit_run(spark, sizes, limit)
+        yield context, answer_per_batch(answer, len(truth), f"{what}'s answer", context), truth
+
+
 # -- task 1: what each micro-batch emits ------------------------------------------------------
 def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
                            seed: int | None = None, streams: int = 2,
                            example: bool = False) -> None:
     """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
-    spark = course_session()
-    cases = _cases(example, seed, streams)
-    for context, sizes, limit in cases:
-        answer = ask(predict, list(sizes), limit, what="predict_emitted", context=context)
-        truth = [batch["emitted"] for batch in limit_run(spark, sizes, limit)]
-        got = answer_per_batch(answer, len(truth), "predict_emitted's answer", context)
+    checked = 0
+    for context, got, truth in _answers_beside_spark(predict, "predict_emitted",
+                                                     example=example, seed=seed,
+                                                     streams=streams):
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            check_equal(mine, spark_did, "rows emitted by this micro-batch",
+            check_equal(mine, spark_did["emitted"], "rows emitted by this micro-batch",
                         batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
-    passed(f"the emitted rows match Spark on {len(cases)} stream(s)")
+        checked += 1
+    passed(f"the emitted rows match Spark on {checked} stream(s)")
 
 
 # -- task 2: the state and its metrics ---------------------------------------------------------
@@ -145,18 +155,17 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
                           seed: int | None = None, streams: int = 2,
                           example: bool = False) -> None:
     """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
-    spark = course_session()
-    cases = _cases(example, seed, streams)
-    for context, sizes, limit in cases:
-        answer = ask(predict, list(sizes), limit, what="predict_state", context=context)
-        truth = limit_run(spark, sizes, limit)
-        got = answer_per_batch(answer, len(truth), "predict_state's answer", context)
+    checked = 0
+    for context, got, truth in _answers_beside_spark(predict, "predict_state",
+                                                     example=example, seed=seed,
+                                                     streams=streams):
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             mine = batch_dict(mine, batch_id, context)
             for field in STATE_FIELDS:
                 check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
                             batch=batch_id, revisit=REVISIT_STATE, context=context)
-    passed(f"the state and its metrics match Spark on {len(cases)} stream(s)")
+        checked += 1
+    passed(f"the state and its metrics match Spark on {checked} stream(s)")
 
 
 # -- task 3: reading the counter after a restart -------------------------------------------------

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import subprocess
@@ -46,14 +47,22 @@ def is_local(url: str) -> bool:
 
 
 def build_book() -> Path:
-    """Fetch the widget scripts if needed and build the book; the HTML folder."""
+    """Fetch the widget scripts if needed and build the book; the HTML folder.
+
+    One build at a time: two test processes (xdist workers) that both need the site would
+    otherwise write the same ``_build`` folder at once; the second waits, and then finds
+    every chapter in the execution cache (seconds).
+    """
     subprocess.run([sys.executable, str(ROOT / "scripts" / "vendor_widgets.py")],
                    cwd=ROOT, check=True, capture_output=True)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    done = subprocess.run(
-        [str(jupyter_book), "build", ".", "--warningiserror", "--keep-going"],
-        cwd=ROOT, capture_output=True, text=True,
-    )
+    (ROOT / "_build").mkdir(exist_ok=True)
+    with open(ROOT / "_build" / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(
+            [str(jupyter_book), "build", ".", "--warningiserror", "--keep-going"],
+            cwd=ROOT, capture_output=True, text=True,
+        )
     if done.returncode != 0:
         pytest.fail("the book does not build:\n" + done.stdout[-4000:] + done.stderr[-4000:])
     return ROOT / "_build" / "html"

@@ -16,7 +16,6 @@ time; the honest parts they keep come from the solution.
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
