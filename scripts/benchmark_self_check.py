@@ -8,9 +8,10 @@ runs each exercise notebook twice in a fresh kernel, top to bottom, as a learner
 its **release** (every task untouched: each self-check should answer with the one-line
 "not done yet" hint at once) and the release **solved** (each solution cell as the
 instructor wrote it, and still only the self-checks a learner has, on the worked example:
-every one passes). nbclient records when each cell started and finished; the table gives,
-per task, the seconds of its self-check cell in both runs, and the set-up cell's (Spark's
-start) for reference.
+every one passes). The solved run then checks every task a second time, at its end, as a
+learner who checks again would. nbclient records when each cell started and finished; the
+table gives, per task, the seconds of its self-check cell in each run, and the set-up
+cell's (Spark's start) for reference.
 
 Goals (issues 17 and 18): the unfinished hint within 1 s; a passing check within 1 s when
 Spark's answer for the worked example is known beforehand, within 5 s when the check must
@@ -43,9 +44,19 @@ def cell_seconds(cell) -> float:
     return (parse(finished) - parse(started)).total_seconds()
 
 
+def with_checks_again(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The notebook with a copy of each self-check cell added at its end."""
+    again = [nbformat.v4.new_code_cell(cell.source, metadata={"again": cell.metadata["nbgrader"]["grade_id"]})
+             for cell in notebook.cells
+             if cell.metadata.get("nbgrader", {}).get("grade")
+             and not cell.metadata["nbgrader"].get("solution")]
+    notebook.cells.extend(again)
+    return notebook
+
+
 def timed_run(notebook: nbformat.NotebookNode, path: Path) -> dict[str, tuple[float, bool]]:
-    """grade_id -> (seconds, raised?) for the set-up cell and every self-check cell, the
-    notebook run in ``path``'s folder."""
+    """grade_id -> (seconds, raised?) for the set-up cell and every self-check cell (a
+    repeated check as ``<grade_id> again``), the notebook run in ``path``'s folder."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     os.environ.update(env)
     NotebookClient(notebook, timeout=600, allow_errors=True, kernel_name="python3",
@@ -54,7 +65,9 @@ def timed_run(notebook: nbformat.NotebookNode, path: Path) -> dict[str, tuple[fl
     for cell in notebook.cells:
         grading = cell.metadata.get("nbgrader", {})
         grade_id = grading.get("grade_id", "")
-        if grade_id == "setup" or (grading.get("grade") and not grading.get("solution")):
+        if cell.metadata.get("again"):
+            grade_id = f"{cell.metadata['again']} again"
+        if grade_id.endswith(" again") or grade_id == "setup" or (grading.get("grade") and not grading.get("solution")):
             raised = any(out.get("output_type") == "error" for out in cell.get("outputs", []))
             times[grade_id] = (cell_seconds(cell), raised)
     return times
@@ -69,16 +82,22 @@ def main() -> None:
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores, "
           f"load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     print()
-    print("| chapter | cell | untouched (hint) s | solved (passes) s |")
-    print("|---|---|---:|---:|")
+    print("| chapter | cell | untouched (hint) s | solved (passes) s | solved, checked again s |")
+    print("|---|---|---:|---:|---:|")
     for assignment in args.only:
         path = release_notebook(assignment)
         release = timed_run(nbformat.read(path, as_version=4), path)
-        solution = timed_run(solved_release(assignment), path)
-        for grade_id, (seconds, _) in solution.items():
-            hint, raised = release.get(grade_id, (float("nan"), False))
-            hint_text = f"{hint:.2f}" + ("" if raised or grade_id == "setup" else " (no hint?)")
-            print(f"| {assignment} | {grade_id} | {hint_text} | {seconds:.2f} |", flush=True)
+        solution = timed_run(with_checks_again(solved_release(assignment)), path)
+        for grade_id, (seconds, raised) in solution.items():
+            if grade_id.endswith(" again"):
+                continue
+            hint, hinted = release.get(grade_id, (float("nan"), False))
+            hint_text = f"{hint:.2f}" + ("" if hinted or grade_id == "setup" else " (no hint?)")
+            again = solution.get(f"{grade_id} again")
+            again_text = "" if again is None else f"{again[0]:.2f}" + (" (failed!)" if again[1] else "")
+            passed_text = f"{seconds:.2f}" + (" (failed!)" if raised and grade_id != "setup" else "")
+            print(f"| {assignment} | {grade_id} | {hint_text} | {passed_text} | {again_text} |",
+                  flush=True)
 
 
 if __name__ == "__main__":
