@@ -336,3 +336,50 @@ def test_no_output_block_is_cut_at_its_right_edge(site, visit, width):
             cut[path] = found
         page.context.close()
     assert cut == {}, f"output blocks cut at {width} px (scrollWidth > clientWidth): {cut}"
+
+
+# -- what a reader of a course site expects ---------------------------------------------------------
+def test_the_intros_chapter_table_links_each_chapter_by_its_sidebar_title(site, visit):
+    page = visit("book/intro.html").page
+    table = page.locator("article table a.reference.internal").evaluate_all(
+        "links => links.map(a => [a.textContent.trim(), new URL(a.href).pathname])")
+    sidebar = page.locator("nav.bd-links a.reference.internal").evaluate_all(
+        "links => links.map(a => [a.textContent.trim(), new URL(a.href).pathname])")
+    chapters = ["/" + path for path in site.chapters()]
+    assert [path for _, path in table] == chapters
+    sidebar_titles = {path: title for title, path in sidebar}
+    for title, path in table:
+        assert title == sidebar_titles[path] and title[0].isdigit(), (title, sidebar_titles[path])
+
+
+def test_each_chapter_links_its_terms_to_the_glossary(site, visit):
+    glossary = visit("book/glossary.html").page
+    defined = set(glossary.locator("dl.glossary dt").evaluate_all("dts => dts.map(d => d.id)"))
+    assert len(defined) >= 10, defined
+    glossary.context.close()
+    for path in site.chapters():
+        page = visit(path).page
+        targets = page.locator("article a[href*='glossary.html#']").evaluate_all(
+            "links => links.map(a => new URL(a.href).hash.slice(1))")
+        assert len(set(targets)) >= 5, f"{path} links only {sorted(set(targets))} to the glossary"
+        assert set(targets) <= defined, f"{path}: {sorted(set(targets) - defined)} not defined"
+        page.context.close()
+
+
+def test_plotting_code_is_folded_away_until_asked_for(site, visit):
+    for path in site.chapters():
+        page = visit(path).page
+        shown = page.locator("article .cell_input:visible").evaluate_all(
+            "cells => cells.map(c => c.innerText)")
+        long_plots = [code.splitlines()[0] for code in shown
+                      if "plt." in code and len(code.splitlines()) > 10]
+        assert long_plots == [], f"{path} shows plotting code: {long_plots}"
+        page.context.close()
+
+
+def test_the_learners_steps_and_the_maintainers_are_on_separate_pages(visit):
+    learner = visit("book/running_locally.html").page.locator("article").inner_text()
+    maintainer = visit("book/maintaining.html").page.locator("article").inner_text()
+    assert "make lab" in learner and "make check" in learner
+    assert "make test" not in learner and "make known-answers" not in learner
+    assert "make test" in maintainer and "make known-answers" in maintainer

@@ -71,3 +71,13 @@ def test_the_section_finder_sees_every_form_a_module_uses():
               '"""... (section "What a\n    window holds") ... (chapter 4, section "Timers")"""')
     assert sections_named(source, 1) == {(1, "A limit"), (1, "What a window holds"),
                                          (4, "Timers")}
+
+
+def test_every_section_the_glossary_names_is_a_heading_of_its_chapter():
+    text = re.sub(r"\s+", " ", (BOOK / "glossary.md").read_text())
+    named = {(int(chapter), title)
+             for chapter, title in re.findall(r'chapter (\d), "([^"]+)"', text)}
+    assert named, "the glossary names no section"
+    missing = sorted((chapter, title) for chapter, title in named
+                     if title not in headings(chapter))
+    assert not missing, f"the glossary names sections that are not there: {missing}"
