@@ -63,7 +63,10 @@ def spark_env(**extra: str) -> dict[str, str]:
            "SPARK_CONNECT_MODE": "0",
            # A Python worker (foreachBatch under Connect) connecting back to the JVM gives up
            # after 15 s by default; a machine busy grading a class needs longer.
-           "SPARK_AUTH_SOCKET_TIMEOUT": "120", **extra}
+           "SPARK_AUTH_SOCKET_TIMEOUT": "120",
+           # The server and its Python workers in UTC, as a learner's local session is
+           # (autograder.session._clock_in_utc): zone-less datetimes mean the same instant.
+           "TZ": "UTC", **extra}
     env.pop("SPARK_REMOTE", None)
     env.pop("SPARK_CONNECT_MODE_ENABLED", None)
     return env
