@@ -50,9 +50,19 @@
     });
   }
 
+  // A folded code cell (myst-nb's hide-input) opens with a <summary> that shows "Show code
+  // cell source" but is labelled "Toggle hidden content". Without the label its name is
+  // the words it shows, and they change with it.
+  function nameFoldedCells() {
+    document.querySelectorAll("details.hide > summary[aria-label]").forEach((summary) => {
+      summary.removeAttribute("aria-label");
+    });
+  }
+
   function nameAll() {
     document.querySelectorAll(".micro-batch-stepper").forEach(name);
     nameThemeControls();
+    nameFoldedCells();
   }
 
   // Widgets are drawn after the page has loaded, and an icon can be swapped for an SVG later.
