@@ -18,6 +18,8 @@ from autograder.transform_with_state import (
     check_starting_counts,
     check_ttl_dedup,
 )
+from tests.support.learners import defined
+from tests.support.learners.chapter4 import TIMER_CLEARS_STATE
 
 pytestmark = pytest.mark.slow
 SEED = 4242
@@ -41,33 +43,8 @@ def test_the_reference_limit_passes_the_chapters_example(spark):
 
 
 # -- misconceptions -------------------------------------------------------------------------
-class TimerClearsStateForMe(StatefulProcessor):
-    """Emits the summary and trusts Spark to drop the state with the timer."""
-
-    def __init__(self, gap_ms):
-        self.gap_ms = gap_ms
-
-    def init(self, handle):
-        self.handle = handle
-        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
-
-    def handleInputRows(self, key, rows, timerValues):
-        events, first, last = self.session.get() or (0, None, None)
-        for row in rows:
-            at = int(row.ts.timestamp() * 1000)
-            events, first, last = events + 1, min(first or at, at), max(last or at, at)
-        self.session.update((events, first, last))
-        for timer in self.handle.listTimers():
-            self.handle.deleteTimer(timer)
-        self.handle.registerTimer(last + self.gap_ms)
-        return iter([])
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        events, first, last = self.session.get()
-        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
-
-    def close(self):
-        pass
+#: Emits the summary and trusts Spark to drop the state with the timer (the corpus's learner).
+TimerClearsStateForMe = defined(TIMER_CLEARS_STATE, "SessionTracker")
 
 
 def test_relying_on_the_timer_to_clear_state_leaves_state_behind(spark):

@@ -91,6 +91,17 @@ def expected_points(assignment: str, learner: Learner) -> dict[str, float]:
     return {grade_id: learner.points.get(grade_id, 0) for grade_id in grade_points(assignment)}
 
 
+def defined(source: str, name: str):
+    """What a learner's cell ``source`` defines as ``name``, run in this process with what
+    the notebook's set-up cell has already imported (``Row``, ``StatefulProcessor``)."""
+    from pyspark.sql import Row
+    from pyspark.sql.streaming import StatefulProcessor
+
+    namespace = {"__name__": "learner_cell", "Row": Row, "StatefulProcessor": StatefulProcessor}
+    exec(compile(source, f"<a learner's {name}>", "exec"), namespace)
+    return namespace[name]
+
+
 # -- running one learner's task in this process -------------------------------------------------
 def _grade_cells(nb) -> list:
     return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
