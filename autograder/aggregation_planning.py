@@ -42,11 +42,9 @@ from .session import course_session, spark_setting
 from .streams import T0, random_events, random_keys
 
 CHAPTER = "chapter 2, How Spark plans a streaming aggregation"
-REVISIT_CHAIN = f'{CHAPTER}, section "The seven operators"'
 REVISIT_BUFFERS = f'{CHAPTER}, section "Partial, merge, final: the aggregate buffers"'
 REVISIT_RESTORE_SAVE = f'{CHAPTER}, section "Restore and save, micro-batch by micro-batch"'
 REVISIT_PARTITIONS = f'{CHAPTER}, section "One state store per shuffle partition"'
-REVISIT_WATERMARK = f'{CHAPTER}, section "The watermark in the plan"'
 REVISIT_SESSIONS = f'{CHAPTER}, section "Session windows"'
 
 #: The stream of keys (one word per row) for the plain aggregations.

@@ -120,15 +120,18 @@ def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, lis
                     for sizes, limit in streams_drawn]
 
 
-def _answers_beside_spark(predict, what: str, *, example: bool, seed: int | None,
-                          streams: int):
-    """For each stream a check runs: its description, the learner's answer per micro-batch
-    and Spark's record of each micro-batch (:func:`limit_run`)."""
+def _each_batch_beside_spark(predict, what: str, *, example: bool, seed: int | None,
+                             streams: int):
+    """For every micro-batch of every stream a check runs: the stream's number and
+    description, the batch's id, the learner's answer for it and Spark's record of it
+    (:func:`limit_run`)."""
     spark = course_session()
-    for context, sizes, limit in _cases(example, seed, streams):
+    for number, (context, sizes, limit) in enumerate(_cases(example, seed, streams), 1):
         answer = ask(predict, list(sizes), limit, what=what, context=context)
         truth = limit_run(spark, sizes, limit)
-        yield context, answer_per_batch(answer, len(truth), f"{what}'s answer", context), truth
+        got = answer_per_batch(answer, len(truth), f"{what}'s answer", context)
+        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+            yield number, context, batch_id, mine, spark_did
 
 
 # -- task 1: what each micro-batch emits ------------------------------------------------------
@@ -136,14 +139,10 @@ def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
                            seed: int | None = None, streams: int = 2,
                            example: bool = False) -> None:
     """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
-    checked = 0
-    for context, got, truth in _answers_beside_spark(predict, "predict_emitted",
-                                                     example=example, seed=seed,
-                                                     streams=streams):
-        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            check_equal(mine, spark_did["emitted"], "rows emitted by this micro-batch",
-                        batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
-        checked += 1
+    for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
+            predict, "predict_emitted", example=example, seed=seed, streams=streams):
+        check_equal(mine, spark_did["emitted"], "rows emitted by this micro-batch",
+                    batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
     passed(f"the emitted rows match Spark on {checked} stream(s)")
 
 
@@ -155,16 +154,12 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
                           seed: int | None = None, streams: int = 2,
                           example: bool = False) -> None:
     """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
-    checked = 0
-    for context, got, truth in _answers_beside_spark(predict, "predict_state",
-                                                     example=example, seed=seed,
-                                                     streams=streams):
-        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            mine = batch_dict(mine, batch_id, context)
-            for field in STATE_FIELDS:
-                check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
-                            batch=batch_id, revisit=REVISIT_STATE, context=context)
-        checked += 1
+    for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
+            predict, "predict_state", example=example, seed=seed, streams=streams):
+        mine = batch_dict(mine, batch_id, context)
+        for field in STATE_FIELDS:
+            check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
+                        batch=batch_id, revisit=REVISIT_STATE, context=context)
     passed(f"the state and its metrics match Spark on {checked} stream(s)")
 
 

@@ -22,6 +22,7 @@ the timers) and the operator's custom metrics.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from datetime import timedelta
 
 from pyspark.sql import DataFrame, Row, SparkSession
@@ -61,11 +62,11 @@ SESSION_OUT = "user STRING, events INT, first_ms LONG, last_ms LONG"
 SESSION_GAP_MS, SESSION_DELAY = 10_000, "5 seconds"
 
 
+@dataclass(eq=False)
 class CourseSessionTracker(StatefulProcessor):
     """The course's session tracker: one value per user and one timer at last event + gap."""
 
-    def __init__(self, gap_ms: int):
-        self.gap_ms = gap_ms
+    gap_ms: int
 
     def init(self, handle):
         self.handle = handle
@@ -161,11 +162,11 @@ DEDUP_SCHEMA = "id STRING"
 DEDUP_OUT = "id STRING, copies INT"
 
 
+@dataclass(eq=False)
 class CourseDedup(StatefulProcessor):
     """The course's de-duplicator: a value with a TTL remembers that an id was emitted."""
 
-    def __init__(self, ttl_ms: int):
-        self.ttl_ms = ttl_ms
+    ttl_ms: int
 
     def init(self, handle):
         self.seen = handle.getValueState("course_seen", "seen BOOLEAN", ttlDurationMs=self.ttl_ms)
@@ -317,15 +318,15 @@ def _random_counts(rng: random.Random) -> tuple[list, list]:
 
 
 # -- task 4: the first N rows of every key -----------------------------------------------------
-FIRST_SCHEMA = "user STRING, seq INT"
-FIRST_OUT = "user STRING, seq INT"
+#: The rows let through are the input's own rows.
+FIRST_SCHEMA = FIRST_OUT = "user STRING, seq INT"
 
 
+@dataclass(eq=False)
 class CourseFirstN(StatefulProcessor):
     """The course's per-user limit: one counter per user, rows taken in ``seq`` order."""
 
-    def __init__(self, n: int):
-        self.n = n
+    n: int
 
     def init(self, handle):
         self.emitted = handle.getValueState("course_emitted", "n INT")
