@@ -1,4 +1,4 @@
-"""How fast a class of chapter 1 submissions is graded, three ways, on the same notebooks.
+"""How fast a class of each assignment is graded, three ways, on the same notebooks.
 
 1. **stock**: ``nbgrader autograde`` as an instructor runs it out of the box: one kernel
    and one local Spark per notebook, one notebook after the other;
@@ -9,10 +9,11 @@
    it grades every notebook on one run's streams, so Spark's answers for them are asked
    once (:mod:`autograder.answers`).
 
-    python scripts/benchmark_grading.py --count 30 --jobs 2
+    python scripts/benchmark_grading.py --count 30 --jobs 2 [--assignment 04_transform_with_state]
 
-The submissions are generated: the solution, the untouched release and three plausible
-wrong answers, in turn. Numbers depend on the machine and on what else runs on it.
+Each assignment's class is generated: its solution, its untouched release, then the
+misconceptions of the learner corpus (``tests/support/learners``), in turn. One table per
+assignment. Numbers depend on the machine and on what else runs on it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,10 +37,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import COURSE_ROOT  # noqa: E402
-from tests.support.submissions import (LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,  # noqa: E402
-                               release_notebook, solution_notebook, write_submission)
+from tests.support.learners import CHAPTERS, learners  # noqa: E402
+from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
 
-ASSIGNMENT = "01_global_limit"
 STOCK_CONFIG = """\
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -49,20 +50,25 @@ c.Execute.timeout = 600
 c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
 """
 
+#: assignment -> the seconds of the command's solution run (paid once per class).
+SOLUTION_RUN: dict[str, float] = {}
 
-def make_class(folder: Path, count: int) -> dict[str, Path]:
-    kinds = [("solution", None), ("untouched", None), ("per_batch", PER_BATCH),
-             ("row_per_record", ROW_PER_RECORD), ("limit_then_filter", LIMIT_THEN_FILTER)]
+
+def make_class(assignment: str, folder: Path, count: int) -> dict[str, Path]:
+    """``count`` submissions in nbgrader's layout: the solution, the untouched release,
+    then each misconception of the corpus, in turn."""
+    wrong = [learner for learner in learners(assignment) if learner.kind == "misconception"]
+    kinds = [("solution", None), ("untouched", None)] + [(w.name, w) for w in wrong]
     class_ = {}
     for i in range(count):
-        kind, answers = kinds[i % len(kinds)]
-        target = folder / f"learner{i:02d}_{kind}" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        kind, learner = kinds[i % len(kinds)]
+        target = folder / f"learner{i:02d}_{kind}" / assignment / f"{assignment}.ipynb"
         target.parent.mkdir(parents=True)
-        if answers:
-            write_submission(ASSIGNMENT, answers, target)
+        if learner:
+            nbformat.write(learner.notebook(assignment), target)
         else:
-            shutil.copy(solution_notebook(ASSIGNMENT) if kind == "solution"
-                        else release_notebook(ASSIGNMENT), target)
+            shutil.copy(solution_notebook(assignment) if kind == "solution"
+                        else release_notebook(assignment), target)
         class_[target.parent.parent.name] = target
     return class_
 
@@ -80,47 +86,52 @@ def nbgrader(args, root):
                    check=True, capture_output=True)
 
 
-def stock(submissions: Path, work: Path) -> float:
+def stock(assignment: str, submissions: Path, work: Path) -> float:
     root = work / "stock"
-    shutil.copytree(COURSE_ROOT / "solutions" / ASSIGNMENT, root / "source" / ASSIGNMENT)
+    shutil.copytree(COURSE_ROOT / "solutions" / assignment, root / "source" / assignment)
     (root / "nbgrader_config.py").write_text(STOCK_CONFIG.format(root=str(root)))
-    nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root)
+    nbgrader(["generate_assignment", assignment, "--force"], root)
     shutil.copytree(submissions, root / "submitted")
     start = time.monotonic()
-    nbgrader(["autograde", ASSIGNMENT], root)
+    nbgrader(["autograde", assignment], root)
     return time.monotonic() - start
 
 
-def command(submissions: Path, work: Path, jobs: int, spark: str = "server") -> float:
+def command(assignment: str, submissions: Path, work: Path, jobs: int,
+            spark: str = "server") -> float:
     course_dir = work / f"command{jobs}-{spark}"
     start = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
+    done = subprocess.run([sys.executable, "-m", "autograder.classroom", "grade", assignment,
                            "--submissions", str(submissions), "--course-dir", str(course_dir),
                            "--jobs", str(jobs), "--spark", spark, "--force", "--no-feedback"],
                           env=env(), check=True, capture_output=True, text=True, cwd=ROOT)
     seconds = time.monotonic() - start
     for line in done.stderr.splitlines():
-        if line.startswith(ASSIGNMENT):  # the seed, and how long the solution run took
+        if line.startswith(assignment):  # the seed, and how long the solution run took
             print(f"  {line}")
-    ledgers = sorted((course_dir / "grading" / ASSIGNMENT).glob("learner*.json"))
+            found = re.search(r"ran clean in (\d+) s", line)
+            if found:
+                SOLUTION_RUN[assignment] = float(found.group(1))
+    ledgers = sorted((course_dir / "grading" / assignment).glob("learner*.json"))
     by_kind: dict[str, list[tuple[float, ...]]] = {}
     for ledger in ledgers:
-        by_kind.setdefault(ledger.stem.split("_", 1)[1], []).append(phases(course_dir, ledger))
-    print(f"  {'':18} {'a notebook':>10} {'to cell 1':>10} {'cells':>6} {'after':>6}  (seconds)")
+        by_kind.setdefault(ledger.stem.split("_", 1)[1], []).append(
+            phases(assignment, course_dir, ledger))
+    print(f"  {'':26} {'a notebook':>10} {'to cell 1':>10} {'cells':>6} {'after':>6}  (seconds)")
     for kind, rows in by_kind.items():
         means = [sum(column) / len(column) for column in zip(*rows)]
-        print(f"  {kind:18} " + " ".join(f"{m:{w}.1f}" for m, w in zip(means, (10, 10, 6, 6))))
+        print(f"  {kind:26} " + " ".join(f"{m:{w}.1f}" for m, w in zip(means, (10, 10, 6, 6))))
     return seconds
 
 
-def phases(course_dir: Path, ledger: Path) -> tuple[float, float, float, float]:
+def phases(assignment: str, course_dir: Path, ledger: Path) -> tuple[float, float, float, float]:
     """Where one notebook's grading time went: (total, until the first cell ran, the
     cells, after the last cell), from its ledger and the cell timings nbclient records in
     the graded notebook. "Until the first cell" is nbgrader's process, the kernel's
     start and the guard's cell; "after" is saving the grades and closing the session."""
     record = json.loads(ledger.read_text())
     total = record["seconds"]
-    graded = course_dir / "autograded" / ledger.stem / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    graded = course_dir / "autograded" / ledger.stem / assignment / f"{assignment}.ipynb"
     if not graded.exists():
         return total, float("nan"), float("nan"), float("nan")
     ran = [cell.metadata["execution"] for cell in nbformat.read(graded, 4).cells
@@ -135,13 +146,13 @@ def _moment(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def floor(class_: dict[str, Path]) -> float:
+def floor(assignment: str, class_: dict[str, Path]) -> float:
     """Run every submission's cells in this process, on a Spark started beforehand."""
     from autograder import course_session
     from autograder.feedback import fresh_seed
     course_session()  # start-up is not part of the floor
     os.environ["COURSE_SEED"] = str(fresh_seed())  # one run, one set of streams
-    graded = nbformat.read(solution_notebook(ASSIGNMENT), 4)
+    graded = nbformat.read(solution_notebook(assignment), 4)
     locked = {c.metadata["nbgrader"]["grade_id"]: c.source for c in graded.cells
               if c.get("metadata", {}).get("nbgrader", {}).get("locked")}
     start = time.monotonic()
@@ -157,41 +168,60 @@ def floor(class_: dict[str, Path]) -> float:
     return time.monotonic() - start
 
 
+def benchmark(assignment: str, work: Path, args) -> dict[str, float]:
+    """Grade one generated class of ``assignment`` each way asked; the seconds of each."""
+    class_ = make_class(assignment, work / "submitted", args.count)
+    print(f"\n## {args.count} submissions of {assignment}; "
+          f"load average {os.getloadavg()[0]:.1f}", flush=True)
+    results = {}
+    for spark in (args.spark if "command" in args.only else []):
+        for jobs in args.jobs:
+            name = f"command --spark {spark} --jobs {jobs}"
+            results[name] = command(assignment, work / "submitted", work, jobs, spark)
+            print(f"{name}: {results[name]:.0f} s", flush=True)
+    if "floor" in args.only:
+        results["floor"] = floor(assignment, class_)
+        print(f"floor: {results['floor']:.0f} s", flush=True)
+    if "stock" in args.only:
+        results["stock"] = stock(assignment, work / "submitted", work)
+        print(f"stock: {results['stock']:.0f} s", flush=True)
+    print(f"load average after {assignment}: {os.getloadavg()[0]:.1f}")
+    for name, seconds in results.items():
+        print(f"  {name:34} {seconds:7.0f} s  {seconds / args.count:6.1f} s/notebook")
+    commands = [v for k, v in results.items() if k.startswith("command")]
+    if commands and "stock" in results:
+        print(f"  speed-up over stock: {results['stock'] / min(commands):.1f}x")
+        if assignment in SOLUTION_RUN:  # what each further notebook costs
+            each = (min(commands) - SOLUTION_RUN[assignment]) / args.count
+            print(f"  after the solution run ({SOLUTION_RUN[assignment]:.0f} s): {each:.1f} s "
+                  f"a notebook, {results['stock'] / args.count / each:.1f}x stock's")
+    if commands and "floor" in results:
+        print(f"  command / floor: {min(commands) / results['floor']:.1f}x")
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--assignment", nargs="+", choices=sorted(CHAPTERS),
+                        default=sorted(CHAPTERS), help="the assignments to grade (all four)")
     parser.add_argument("--count", type=int, default=30)
-    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--jobs", type=int, nargs="+", default=[2])
     parser.add_argument("--spark", nargs="+", default=["server"],
                         help="the command's --spark: server (a shared Connect server), local")
     parser.add_argument("--only", nargs="+", choices=["command", "floor", "stock"],
                         default=["command", "floor", "stock"],
                         help="measure only these (e.g. in separate runs on a busy machine)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
-        work = Path(tmp)
-        class_ = make_class(work / "submitted", args.count)
-        print(f"{args.count} submissions of {ASSIGNMENT}; load average {os.getloadavg()[0]:.1f}",
-              flush=True)
-        results = {}
-        for spark in (args.spark if "command" in args.only else []):
-            for jobs in args.jobs:
-                name = f"command --spark {spark} --jobs {jobs}"
-                results[name] = command(work / "submitted", work, jobs, spark)
-                print(f"{name}: {results[name]:.0f} s", flush=True)
-        if "floor" in args.only:
-            results["floor"] = floor(class_)
-            print(f"floor: {results['floor']:.0f} s", flush=True)
-        if "stock" in args.only:
-            results["stock"] = stock(work / "submitted", work)
-            print(f"stock: {results['stock']:.0f} s", flush=True)
-        print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
-        for name, seconds in results.items():
-            print(f"{name:34} {seconds:7.0f} s  {seconds / args.count:6.1f} s/notebook")
-        commands = [v for k, v in results.items() if k.startswith("command")]
-        if commands and "stock" in results:
-            print(f"speed-up over stock: {results['stock'] / min(commands):.1f}x")
-        if commands and "floor" in results:
-            print(f"command / floor: {min(commands) / results['floor']:.1f}x")
+    print(f"{datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f}")
+    summary = {}
+    for assignment in args.assignment:
+        with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
+            summary[assignment] = benchmark(assignment, Path(tmp), args)
+    print("\n| assignment | " + " | ".join(next(iter(summary.values()))) + " | (seconds, "
+          f"{args.count} notebooks)")
+    for assignment, results in summary.items():
+        print(f"| {assignment} | " + " | ".join(f"{v:.0f}" for v in results.values()) + " |")
 
 
 if __name__ == "__main__":
