@@ -101,6 +101,8 @@ class StreamRun:
         self.batches: list[BatchRecord] = []
         self.query = None
         self._sink = None   # where the running query's output goes (autograder.sinks)
+        self._reads: dict[str, list[Row]] = {}   # what the state reader said, by question,
+        self._read_version = -1                  # ... at this committed micro-batch
 
     # -- the life of the query ----------------------------------------------------------
     def start(self) -> "StreamRun":
@@ -203,17 +205,32 @@ class StreamRun:
 
     def state(self, **options: Any) -> list[Row]:
         """The rows in the state store now (see :func:`autograder.state.read_state`)."""
-        return read_state(self.spark, self.checkpoint, **options)
+        return self._read_once(f"state {sorted(options.items())!r}",
+                               lambda: read_state(self.spark, self.checkpoint, **options))
 
     def state_metadata(self) -> list[Row]:
         """The stateful operators of the checkpoint (``state-metadata`` source)."""
-        return read_state_metadata(self.spark, self.checkpoint)
+        return self._read_once("state-metadata",
+                               lambda: read_state_metadata(self.spark, self.checkpoint))
 
     def plan(self) -> PlanNode:
         """The physical plan of the last micro-batch, as a tree of operators."""
         return physical_plan(self.query)
 
     # -- plumbing ------------------------------------------------------------------------
+    def _read_once(self, what: str, read: Callable[[], list[Row]]) -> list[Row]:
+        """``read()``, asked of Spark once per committed micro-batch: the state does not
+        change until the next commit, and a check often reads the same thing twice (each
+        read is a Spark job, a large part of what checking a micro-batch costs)."""
+        commits = Path(self.checkpoint) / "commits"
+        version = max((int(p.name) for p in commits.iterdir() if p.name.isdigit()), default=-1) \
+            if commits.is_dir() else -1
+        if version != self._read_version:
+            self._reads, self._read_version = {}, version
+        if what not in self._reads:
+            self._reads[what] = read()
+        return list(self._reads[what])
+
     def write_input(self, rows: Iterable[Sequence[Any] | dict]) -> None:
         """Put one input file in place without waiting for the query to read it."""
         self._input.write(rows)

@@ -27,3 +27,25 @@ def test_an_older_version_of_the_state_can_be_read_by_batch_id(spark):
 
     assert [row["value"]["count"] for row in then] == [1]
     assert [row["value"]["count"] for row in now] == [3]
+
+
+def test_reading_again_after_each_micro_batch_shows_that_micro_batch(spark):
+    # A run asks Spark once per committed micro-batch and question; the next commit must
+    # always be seen, whether the batch came through add_batch or a restart's catch-up.
+    with StreamRun(spark, "w STRING", lambda df: df.groupBy("w").count(),
+                   output_mode="update") as run:
+        def counts_now():
+            return sorted((row["key"]["w"], row["value"]["count"])
+                          for row in state_as_dicts(run.state()))
+
+        seen = []
+        for rows in ([("a",)], [("a",), ("b",)]):
+            run.add_batch(rows)
+            seen += [counts_now(), counts_now()]
+        run.stop()
+        run.write_input([("b",)])      # read by the restarted query, not by add_batch
+        run.start().process_all_available()
+        seen.append(counts_now())
+
+    assert seen == [[("a", 1)], [("a", 1)], [("a", 2), ("b", 1)], [("a", 2), ("b", 1)],
+                    [("a", 2), ("b", 2)]]
