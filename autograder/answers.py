@@ -82,10 +82,33 @@ def checkpoints_beside(answers_file: str | os.PathLike) -> Path:
 
 @functools.cache
 def _scratch() -> Path:
-    """This process's own folder for copies of checkpoints, removed when it exits."""
-    folder = Path(tempfile.mkdtemp(prefix="spark-checkpoints-"))
+    """This process's own folder for copies of checkpoints, removed when it exits.
+
+    A process that is killed (a kernel stopped by the grader, a test worker ended by its
+    parent) never runs its exit handlers, so the folder is named after the process and the
+    next process that makes one removes those of processes that are gone.
+    """
+    parent = Path(tempfile.gettempdir())
+    for stale in parent.glob(f"{_SCRATCH_PREFIX}*-*"):
+        pid = stale.name[len(_SCRATCH_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-", dir=parent))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder
+
+
+_SCRATCH_PREFIX = "spark-checkpoints-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True   # someone else's process
+    return True
 
 
 def _recorded_checkpoints() -> Path | None:

@@ -18,8 +18,6 @@ import); other tests never start it. ``COURSE_SHARED_GRADING_SERVER=0`` turns it
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -29,13 +27,14 @@ from autograder.grading.connect_server import ConnectServer
 
 
 @pytest.fixture(scope="session")
-def grading_server():
-    """The URL (``sc://127.0.0.1:PORT``) of the Connect server grading tests share."""
+def grading_server(tmp_path_factory):
+    """The URL (``sc://127.0.0.1:PORT``) of the Connect server grading tests share; its log
+    goes to pytest's temporary folder (kept for the last few runs, like every test's)."""
     existing = os.environ.get(SHARED_SERVER)
     if existing:
         yield existing
         return
-    logs = Path(tempfile.mkdtemp(prefix="grading-server-"))
+    logs = tmp_path_factory.mktemp("grading-server")
     with ConnectServer(log_dir=logs) as server:
         os.environ[SHARED_SERVER] = server.url
         try:

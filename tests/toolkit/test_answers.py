@@ -116,3 +116,18 @@ def test_a_learner_run_reads_the_checkpoints_the_solution_run_recorded(tmp_path)
     assert lines == [f"{reader} {line}" for reader in ("first", "second") for line in FIRST_BATCHES]
     (recorded_last,) = answers.checkpoints_beside(record).glob("*/2")
     assert sorted(p.name for p in recorded_last.iterdir()) == ["commit-0", "commit-1", "commit-2"]
+
+
+def test_a_process_killed_while_checking_leaves_no_checkpoint_copies_for_long(tmp_path):
+    # A kernel the grader kills runs no exit handler, so its copies stay behind ...
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    killed = KEEP_CHECKPOINTS + "import os\nos._exit(0)\n"
+    subprocess.run([sys.executable, "-c", killed, str(tmp_path / "killed-live")], check=True,
+                   capture_output=True, env={**os.environ, "TMPDIR": str(scratch)})
+    assert [p.name.startswith("spark-checkpoints-") for p in scratch.iterdir()] == [True]
+
+    # ... until the next process that copies checkpoints, which removes them, and its own
+    # copies when it ends.
+    _keep_checkpoints(tmp_path / "next-live", TMPDIR=str(scratch))
+    assert list(scratch.iterdir()) == []
