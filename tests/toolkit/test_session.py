@@ -1,4 +1,5 @@
 """The course session: one configuration, and nothing on stderr."""
+import os
 import subprocess
 import sys
 
@@ -11,19 +12,36 @@ def test_the_session_carries_the_course_configuration(spark):
         assert spark.conf.get(key) == COURSE_CONF[key]
 
 
-def test_starting_spark_writes_nothing_to_stderr(tmp_path):
-    # nbgrader gives zero points to a graded cell that writes to stderr
-    program = ("from autograder import course_session\n"
+def _in_a_fresh_process(program: str, home, **env: str) -> subprocess.CompletedProcess:
+    """``program`` in a new Python with a bare environment and its own JVM log."""
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          env={"COURSE_JVM_LOG": str(home / "jvm.log"), "PATH": "/usr/bin:/bin",
+                               "HOME": str(home), **env},
+                          timeout=180)
+
+
+COUNT_THREE = ("from autograder import course_session\n"
                "spark = course_session()\n"
                "print(spark.range(3).count())\n")
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                            env={"COURSE_JVM_LOG": str(tmp_path / "jvm.log"),
-                                 "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-                            timeout=180)
+
+
+def test_starting_spark_writes_nothing_to_stderr(tmp_path):
+    # nbgrader gives zero points to a graded cell that writes to stderr
+    result = _in_a_fresh_process(COUNT_THREE, tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "3\n"
     assert result.stderr == ""
     assert (tmp_path / "jvm.log").exists()
+
+
+def test_a_damaged_class_archive_costs_speed_and_nothing_else(tmp_path):
+    # The JVM maps the class archive `make env` records; one that is damaged, or was
+    # written by another Java, must neither stop Spark nor print a word.
+    damaged = tmp_path / "classes.jsa"
+    damaged.write_bytes(os.urandom(100_000))
+    result = _in_a_fresh_process(COUNT_THREE, tmp_path, COURSE_CLASS_ARCHIVE=str(damaged))
+    assert result.returncode == 0, result.stderr
+    assert (result.stdout, result.stderr) == ("3\n", "")
 
 
 def test_a_laptop_outside_utc_sees_the_same_instants(tmp_path):
@@ -39,10 +57,6 @@ def test_a_laptop_outside_utc_sees_the_same_instants(tmp_path):
                "print(noon.first().ts == T0)\n"
                "events = spark.createDataFrame(as_rows([0, 12]), 'id INT, ts TIMESTAMP')\n"
                "print([seconds(row.ts) for row in events.collect()])\n")
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
-                            env={"COURSE_JVM_LOG": str(tmp_path / "jvm.log"),
-                                 "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
-                                 "TZ": "Asia/Kolkata"},
-                            timeout=180)
+    result = _in_a_fresh_process(program, tmp_path, TZ="Asia/Kolkata")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["2024-01-01 12:00:00", "True", "[0, 12]"]
