@@ -42,7 +42,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 
 from .plan import PlanNode, physical_plan
 from .sinks import sink_for
-from .state import read_state, read_state_metadata
+from .state import CheckpointReader
 
 class StreamTimeout(RuntimeError):
     """A micro-batch did not finish in time; the query has been stopped."""
@@ -75,11 +75,9 @@ class BatchRecord:
 class StreamRun:
     """One streaming query over a hand-fed source, driven one micro-batch at a time.
 
-    ``query`` turns the source DataFrame into the DataFrame to run (``lambda df:
-    df.limit(3)``). Everything the run writes (input files, checkpoint, output) lives in
-    ``root``, a fresh temporary folder unless one is given, and is deleted on ``close()``
-    when the folder was created here.
-    """
+    ``query`` turns the source DataFrame into the one to run (``lambda df: df.limit(3)``).
+    All the run writes (input files, checkpoint, output) lives in ``root``, a new temporary
+    folder unless one is given, deleted on ``close()`` if the run created it."""
 
     def __init__(self, spark: SparkSession, schema: str, query: Callable[[DataFrame], DataFrame],
                  output_mode: str = "append", root: str | os.PathLike | None = None,
@@ -101,8 +99,7 @@ class StreamRun:
         self.batches: list[BatchRecord] = []
         self.query = None
         self._sink = None   # where the running query's output goes (autograder.sinks)
-        self._reads: dict[str, list[Row]] = {}   # what the state reader said, by question,
-        self._read_version = -1                  # ... at this committed micro-batch
+        self._reader = CheckpointReader(spark, self.checkpoint)
 
     # -- the life of the query ----------------------------------------------------------
     def start(self) -> "StreamRun":
@@ -205,32 +202,17 @@ class StreamRun:
 
     def state(self, **options: Any) -> list[Row]:
         """The rows in the state store now (see :func:`autograder.state.read_state`)."""
-        return self._read_once(f"state {sorted(options.items())!r}",
-                               lambda: read_state(self.spark, self.checkpoint, **options))
+        return self._reader.state(**options)
 
     def state_metadata(self) -> list[Row]:
         """The stateful operators of the checkpoint (``state-metadata`` source)."""
-        return self._read_once("state-metadata",
-                               lambda: read_state_metadata(self.spark, self.checkpoint))
+        return self._reader.metadata()
 
     def plan(self) -> PlanNode:
         """The physical plan of the last micro-batch, as a tree of operators."""
         return physical_plan(self.query)
 
     # -- plumbing ------------------------------------------------------------------------
-    def _read_once(self, what: str, read: Callable[[], list[Row]]) -> list[Row]:
-        """``read()``, asked of Spark once per committed micro-batch: the state does not
-        change until the next commit, and a check often reads the same thing twice (each
-        read is a Spark job, a large part of what checking a micro-batch costs)."""
-        commits = Path(self.checkpoint) / "commits"
-        version = max((int(p.name) for p in commits.iterdir() if p.name.isdigit()), default=-1) \
-            if commits.is_dir() else -1
-        if version != self._read_version:
-            self._reads, self._read_version = {}, version
-        if what not in self._reads:
-            self._reads[what] = read()
-        return list(self._reads[what])
-
     def write_input(self, rows: Iterable[Sequence[Any] | dict]) -> None:
         """Put one input file in place without waiting for the query to read it."""
         self._input.write(rows)

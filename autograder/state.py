@@ -11,7 +11,8 @@ checkpoint files by hand):
 """
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from pyspark.sql import Row, SparkSession
 
@@ -39,3 +40,37 @@ def read_state_metadata(spark: SparkSession, checkpoint: str) -> list[Row]:
 def state_as_dicts(rows: list[Row]) -> list[dict[str, Any]]:
     """State rows as plain nested dicts, handy to print or compare."""
     return [row.asDict(recursive=True) for row in rows]
+
+
+class CheckpointReader:
+    """Both readers on one checkpoint, each question asked of Spark once per committed
+    micro-batch: the state does not change until the next commit, and a check often asks
+    the same thing twice (each read is a Spark job, much of what checking a batch costs)."""
+
+    def __init__(self, spark: SparkSession, checkpoint: str):
+        self.spark, self.checkpoint = spark, checkpoint
+        self._answers: dict[str, list[Row]] = {}
+        self._version = -1
+
+    def state(self, **options: Any) -> list[Row]:
+        return self._once(f"state {sorted(options.items())!r}",
+                          lambda: read_state(self.spark, self.checkpoint, **options))
+
+    def metadata(self) -> list[Row]:
+        return self._once("metadata", lambda: read_state_metadata(self.spark, self.checkpoint))
+
+    def _once(self, question: str, read: Callable[[], list[Row]]) -> list[Row]:
+        version = last_commit(self.checkpoint)
+        if version != self._version:
+            self._answers, self._version = {}, version
+        if question not in self._answers:
+            self._answers[question] = read()
+        return list(self._answers[question])
+
+
+def last_commit(checkpoint: str) -> int:
+    """The id of the last micro-batch in the checkpoint's commit log (-1 before the first)."""
+    commits = Path(checkpoint) / "commits"
+    if not commits.is_dir():
+        return -1
+    return max((int(p.name) for p in commits.iterdir() if p.name.isdigit()), default=-1)
