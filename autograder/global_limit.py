@@ -306,8 +306,9 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
             if "Filter" not in names or names.index("Filter") > names.index("LocalLimit"):
                 raise CheckFailed("where the filter runs", "Filter before LocalLimit",
                                   " -> ".join(names), revisit=REVISIT_PLAN)
-            check_equal(stored_count(run.state()), sum(len(b) for b in expected),
-                        "the count in the limit's state row", revisit=REVISIT_STATE,
-                        context=context)
+            # Spark writes the counter once a row has passed the limit: none, no state row.
+            check_equal(stored_count(run.state()), sum(len(b) for b in expected) or None,
+                        "the count in the limit's state row (None: no row yet)",
+                        revisit=REVISIT_STATE, context=context)
     passed(f"your query emits the first clicks batch by batch, with the right plan "
            f"({len(streams)} stream(s))")
