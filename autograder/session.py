@@ -39,9 +39,13 @@ CLASS_ARCHIVE = Path(os.environ.get("COURSE_CLASS_ARCHIVE")
                      or Path(sys.prefix) / "spark-course-classes.jsa")
 
 
-def _driver_java_options() -> str:
+def driver_java_options(record_classes_to: Path | None = None) -> str:
+    """The driver JVM's options: the log configuration, and the class archive to map (or,
+    for ``scripts/record_class_archive.py``, the file to save the loaded classes to)."""
     options = [f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG}"]
-    if CLASS_ARCHIVE.is_file():
+    if record_classes_to:
+        options.append(f"-XX:ArchiveClassesAtExit={record_classes_to}")
+    elif CLASS_ARCHIVE.is_file():
         options.append(f"-XX:SharedArchiveFile={CLASS_ARCHIVE}")
     return " ".join(options)
 
@@ -66,7 +70,7 @@ COURSE_CONF: dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",
     # The JVM logs errors only, to stdout: nothing from Spark reaches stderr. And it maps
     # the course's class archive when there is one (CLASS_ARCHIVE, above).
-    "spark.driver.extraJavaOptions": _driver_java_options(),
+    "spark.driver.extraJavaOptions": driver_java_options(),
     # Stay on the loopback interface: no external address, no warning about it.
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",

@@ -38,10 +38,8 @@ from autograder.session import CLASS_ARCHIVE  # noqa: E402
 #: writes the archive on its way out, after its Python parent closes its stdin).
 RECORD = """
 import sys
-import autograder.session as session
-session.COURSE_CONF["spark.driver.extraJavaOptions"] = (
-    f"-Dlog4j2.configurationFile=file:{session.LOG4J_CONFIG} "
-    f"-XX:ArchiveClassesAtExit={sys.argv[1]}")
+from autograder.session import COURSE_CONF, driver_java_options
+COURSE_CONF["spark.driver.extraJavaOptions"] = driver_java_options(record_classes_to=sys.argv[1])
 from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
 from autograder import StreamRun, course_session
