@@ -2,26 +2,37 @@
 micro-batch's rows back.
 
 A run keeps every micro-batch's rows apart, empty ones included. How depends on where the
-query runs; :func:`sink_for` picks one of three sinks, each behind the same two calls
-(``writer(query)`` when the query starts, ``rows(progress)`` after each wait):
+query runs; :func:`sink_for` picks a sink, each behind the same two calls (``writer(query)``
+when the query starts, ``rows(progress)`` after each wait):
 
 * :class:`CollectedBatches`, with a local session: ``foreachBatch`` runs its function in
-  this Python process, which files each batch's rows under its id;
-* :class:`MemoryTable`, under Spark Connect for a query's first start: a ``foreachBatch``
-  function would run on the server, in a Python process the server starts for each query
-  (1.5-3 s before the first micro-batch on a 2-core machine), so the query writes to
-  Spark's memory sink, which lives in the server's JVM; its table is cut into batches with
-  the ``numOutputRows`` of each progress report;
-* :class:`PickledBatches`, under Connect for a query restarted on its checkpoint, which the
-  memory sink refuses (except in Complete mode): ``foreachBatch`` on the server pickles
-  each batch's rows into a file named after the batch id (the server shares this
-  machine's disk: it also reads the input files from it).
+  this Python process, which files each batch's rows under its id.
+
+Under Spark Connect a ``foreachBatch`` function would run on the server, in a Python
+process the server starts for each query: 1.5-3 s before the first micro-batch on a 2-core
+machine, and Spark gives that process 10 s to connect back to the JVM (a fixed wait in
+``PythonWorkerFactory.createSimpleWorker``), which a machine grading a class can exceed.
+So under Connect the rows stay in the server's JVM or on disk:
+
+* :class:`MemoryTable` for a query's first start, and for any start in Complete mode:
+  Spark's memory sink, its table cut into batches with each progress report's
+  ``numOutputRows``;
+* :class:`ParquetFiles` for a query restarted on its checkpoint in Append mode, which the
+  memory sink refuses ("This query does not support recovering from checkpoint
+  location"): Spark's file sink, whose log (``_spark_metadata/<batch id>``) names the
+  files each batch wrote, read back with Spark (the server shares this machine's disk: it
+  also reads the input files from it). The memory sink is kept for first starts because
+  it is faster (about 0.1 s a micro-batch on a 2-core machine);
+* :class:`PickledBatches` only for a restart in Update mode, which neither sink accepts:
+  ``foreachBatch`` on the server pickles each batch's rows into a file named after the
+  batch id. No check of the course restarts a query in Update mode.
 
 Spark checks no sink against the checkpoint, so switching sinks at a restart changes
 nothing the query computes.
 """
 from __future__ import annotations
 
+import json
 import pickle
 import threading
 import uuid
@@ -134,11 +145,58 @@ class MemoryTable:
             self.table = None
 
 
+class ParquetFiles:
+    """Spark's file sink on a Connect server, read back batch by batch from its log."""
+
+    #: Every tenth batch the file sink compacts its log into one entry listing the files of
+    #: all the batches before, and it needs an entry for each of them, which the batches
+    #: written before the restart (to the memory sink) do not have. Its session's
+    #: ``compactInterval`` is the only way to keep it from compacting.
+    COMPACT_INTERVAL = "spark.sql.streaming.fileSink.log.compactInterval"
+
+    def __init__(self, spark: SparkSession, folder: str, name: str | None):
+        self.spark, self.name = spark, name
+        self.folder = Path(folder) / "files"
+        self._schema = None
+
+    def writer(self, query: DataFrame):
+        self._schema = query.schema
+        # Set in the run's session, read by the sink when the query starts. It changes only
+        # how file sinks keep their log.
+        self.spark.conf.set(self.COMPACT_INTERVAL, str(2**31 - 1))
+        writer = query.writeStream.format("parquet").option("path", str(self.folder))
+        return writer.queryName(self.name) if self.name else writer
+
+    def rows(self, progress: dict[int, dict]) -> dict[int, list[Row]]:
+        by_batch = {}
+        for batch_id in sorted(progress):
+            entry = self.folder / "_spark_metadata" / str(batch_id)
+            if not entry.exists():
+                continue
+            # One file per partition, even an empty one; read in partition order.
+            files = sorted(_logged_files(entry))
+            by_batch[batch_id] = (self.spark.read.schema(self._schema).parquet(*files).collect()
+                                  if files else [])
+        return by_batch
+
+    def close(self) -> None:
+        pass
+
+
+def _logged_files(entry: Path) -> list[str]:
+    """The files a file-sink log entry adds (its first line is the log's version)."""
+    lines = entry.read_text().splitlines()[1:]
+    return [record["path"] for record in map(json.loads, lines) if record["action"] == "add"]
+
+
 def sink_for(spark: SparkSession, *, resuming: bool, output_mode: str, folder: str,
              name: str | None):
     """The sink for a query about to start (see the module's docstring)."""
     if not is_connect(spark):
         return CollectedBatches(name)
-    if resuming:
+    mode = output_mode.lower()
+    if resuming and mode == "append":
+        return ParquetFiles(spark, folder, name)
+    if resuming and mode == "update":
         return PickledBatches(folder, name)
     return MemoryTable(spark, output_mode, name)

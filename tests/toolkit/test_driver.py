@@ -1,9 +1,12 @@
 """The micro-batch driver, StreamTest style: add data, process, check the last batch.
 
 Every scenario runs twice: on the course's local session, and on a Spark Connect session
-to a loopback server, where the driver collects output differently (the memory sink for
-a fresh query, ``foreachBatch`` in a Python process on the server after a restart).
+to a loopback server, where the driver collects output differently (Spark's memory sink
+for a fresh query, its file sink after a restart in Append mode, ``foreachBatch`` in a
+Python process on the server after a restart in Update mode).
 """
+from pathlib import Path
+
 import pytest
 
 from autograder.grading.connect_server import ConnectServer
@@ -11,16 +14,22 @@ from autograder.driver import StreamRun, StreamTimeout
 
 
 @pytest.fixture(scope="module")
-def connect_session():
-    """A Spark Connect session to a server started for this module."""
+def connect_server():
+    """A loopback Spark Connect server started for this module."""
+    with ConnectServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def connect_session(connect_server):
+    """A Spark Connect session to that server."""
     # The Connect client class itself: PySpark's builder refuses a remote session in a
     # process that already runs a local one (the other tests' session).
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
-    with ConnectServer() as server:
-        session = ConnectSession.builder.remote(server.url).getOrCreate()
-        yield session
-        session.stop()
+    session = ConnectSession.builder.remote(connect_server.url).getOrCreate()
+    yield session
+    session.stop()
 
 
 @pytest.fixture(params=["local", "connect"])
@@ -126,8 +135,7 @@ def test_a_complete_mode_batch_emits_the_whole_result_table(spark):
 
 
 def test_a_restart_keeps_every_batch_output_apart(spark):
-    # Under Connect the run writes to the memory sink before the restart and through
-    # foreachBatch after it; the rows of each batch must stay with their batch.
+    # The rows of each batch must stay with their batch, across restarts.
     with StreamRun(spark, "id INT", lambda df: df.limit(4)) as run:
         run.add_batch([(1,), (2,)])
         run.add_batch([])
@@ -141,6 +149,71 @@ def test_a_restart_keeps_every_batch_output_apart(spark):
         assert {r.id for r in after.output} < {3, 4, 5}
         assert after.batch_id == 2 and last.batch_id == 3
         assert last.state_metric("numRowsTotal") == 1
+
+
+def test_batches_after_a_restart_stay_apart_past_the_tenth(spark):
+    # Under Connect, Spark's file sink would compact its log at batch 9, from entries the
+    # batches before the restart (in the memory sink) lack; each batch gets its own rows.
+    with StreamRun(spark, "id INT", lambda df: df.where("id >= 0")) as run:
+        run.add_batch([(0,)])
+        run.restart()
+        for batch_id in range(1, 12):
+            run.add_batch([(batch_id * 10 + i,) for i in range(batch_id % 3)])
+
+    assert [sorted(r.id for r in b.output) for b in run.batches] == [
+        [0]] + [[batch_id * 10 + i for i in range(batch_id % 3)] for batch_id in range(1, 12)]
+
+
+def test_an_update_mode_restart_keeps_every_batch_output_apart(spark):
+    # Under Connect: the memory sink before the restart, foreachBatch after it.
+    with StreamRun(spark, "w STRING", lambda df: df.groupBy("w").count(),
+                   output_mode="update") as run:
+        run.add_batch([("a",), ("b",)])
+        run.restart()
+        (after,) = run.add_batch([("a",)])
+        (empty,) = run.add_batch([])
+
+    assert sorted(tuple(r) for r in run.batches[0].output) == [("a", 1), ("b", 1)]
+    assert [tuple(r) for r in after.output] == [("a", 2)]
+    assert empty.output == []
+
+
+def test_a_restart_in_append_mode_starts_no_python_process_on_the_server(connect_server,
+                                                                         connect_session):
+    # A foreachBatch function under Connect runs in a Python process the server starts,
+    # which Spark gives 10 s to connect back: on a busy machine it may not. A restarted
+    # run must not need one.
+    with StreamRun(connect_session, "id INT", lambda df: df.limit(4)) as run:
+        run.add_batch([(1,)])
+        run.restart()
+        run.add_batch([(2,)])
+        assert _python_processes_under(connect_server._process.popen.pid) == []
+        assert [sorted(r.id for r in b.output) for b in run.batches] == [[1], [2]]
+
+
+def _python_processes_under(ancestor: int) -> list[str]:
+    """The command lines of the Python processes descending from process ``ancestor``, but
+    for PySpark's daemon and the workers it forks (processors and UDFs start that way)."""
+    parents, commands = {}, {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            commands[int(proc.name)] = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, IndexError, ValueError):
+            continue
+
+    def descends(pid: int) -> bool:
+        while pid in parents and pid > 1:
+            pid = parents[pid]
+            if pid == ancestor:
+                return True
+        return False
+
+    return [command for pid, command in commands.items()
+            if descends(pid) and "python" in command.split(" ")[0]
+            and "pyspark.daemon" not in command]
 
 
 def test_the_plan_starts_at_the_last_operator_of_the_query(spark):
