@@ -1,14 +1,40 @@
-"""Shared fixtures: one Spark session for the in-process tests.
+"""Shared fixtures: one Spark session for the in-process tests, one Spark Connect server
+for the tests that grade through real nbgrader.
 
-The grading tests grade through real nbgrader with a local Spark in each kernel. A shared
-Spark Connect server (tests/support/classroom_fixtures.py) is faster, but under load its Python
-workers for ``foreachBatch`` sometimes fail to connect back and honest cells score zero
-(see docs/instructor.md), so the default suite does not use it. To try it:
-``pytest -p tests.support.classroom_fixtures``.
+The grading tests grade their classes against a loopback Connect server that each test
+process starts once (tests/support/classroom_fixtures.py), as the classroom command does:
+a kernel does not start its own Spark. ``COURSE_SHARED_GRADING_SERVER=0`` gives every
+graded kernel its own local Spark instead, as stock nbgrader would.
 """
 import pytest
 
 from autograder.session import course_session
+from tests.support.classroom_fixtures import (  # noqa: F401 - fixtures, found by name
+    _grading_tests_share_a_server, grading_server)
+
+#: The test files that take longest on two workers, longest first (``pytest --durations=40``,
+#: 2026-11-25: the site's tests build the book, about 380 s in all; chapter 4's grading test
+#: 313 s, chapter 2's 158 s, the cluster test 151 s, ...). pytest-xdist hands whole files
+#: (``--dist loadfile``) to whichever worker is free, in collection order
+#: (``--no-loadscope-reorder`` in pyproject.toml; by default it would start with the files
+#: that hold the most tests, and a long one-test file like chapter 4's grading started last,
+#: with the other worker idle for minutes). Long files first, short ones fill in at the end.
+LONGEST_FIRST = [
+    "tests/browser/test_site.py",
+    "tests/grading/test_transform_with_state_grading.py",
+    "tests/grading/test_aggregation_planning_grading.py",
+    "tests/grading/test_classroom_command.py",
+    "tests/grading/test_state_store_save_grading.py",
+    "tests/grading/test_global_limit_grading.py",
+    "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
+    "tests/toolkit/test_check_notebook.py",
+]
+
+
+def pytest_collection_modifyitems(items):
+    """The long files first (see ``LONGEST_FIRST``), the others in their usual order."""
+    rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 @pytest.fixture(scope="session")

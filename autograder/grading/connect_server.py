@@ -61,8 +61,8 @@ def spark_env(**extra: str) -> dict[str, str]:
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
            "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
            "SPARK_CONNECT_MODE": "0",
-           # A Python worker (foreachBatch under Connect) connecting back to the JVM gives up
-           # after 15 s by default; a machine busy grading a class needs longer.
+           # A Python worker's socket to the JVM times out after 15 s by default
+           # (pyspark.util.local_connect_and_auth); a machine busy grading a class needs longer.
            "SPARK_AUTH_SOCKET_TIMEOUT": "120",
            # The server and its Python workers in UTC, as a learner's local session is
            # (autograder.session._clock_in_utc): zone-less datetimes mean the same instant.
@@ -150,8 +150,9 @@ class ConnectServer:
             "spark.connect.grpc.binding.port": str(self.port),
             # Python code the server runs for a session (foreachBatch, processors).
             "spark.pyspark.python": sys.executable,
-            # How long the JVM waits for a Python worker (foreachBatch) to connect back:
-            # 15 s by default, too short while a busy machine grades a class.
+            # How long the JVM waits on a Python worker's socket while it authenticates:
+            # 15 s by default, too short while a busy machine grades a class. (The wait for
+            # a new foreachBatch process to connect at all is a fixed 10 s: autograder.sinks.)
             "spark.python.authenticate.socketTimeout": "120s",
             # Many sessions share the server: one learner's never-ending query must not hold
             # every task slot while the others wait (FIFO would let it).

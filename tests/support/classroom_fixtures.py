@@ -1,18 +1,14 @@
-"""Pytest fixtures for grading tests: one Spark Connect server for the whole test run.
+"""Pytest fixtures for grading tests: one Spark Connect server per test process.
 
 Each chapter's grading test grades a small class through real nbgrader. Without a shared
 server every notebook starts its own Spark (5-9 s each, more on a busy machine). With
-these fixtures the first grading test starts one loopback Connect server and every
-grading test after it grades against it (:func:`autograder.grading.autograde` reads
+these fixtures the first grading test of a test process (each pytest-xdist worker is one)
+starts a loopback Connect server and every grading test after it grades against it (:func:`autograder.grading.autograde` reads
 ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
 
-Opt in once, in ``tests/conftest.py``::
-
-    pytest_plugins = ["tests.support.classroom_fixtures"]
-
-From then on, every test module that imports ``autograde`` from
-``autograder.grading`` shares the server (the autouse fixture below looks for that
-import); other tests never start it. ``COURSE_SHARED_GRADING_SERVER=0`` turns it off, and an
+``tests/conftest.py`` imports both fixtures, so every test module that imports
+``autograde`` from ``autograder.grading`` shares the server (the autouse fixture below
+looks for that import); other tests never start it. ``COURSE_SHARED_GRADING_SERVER=0`` turns it off, and an
 ``AUTOGRADER_SPARK_REMOTE`` already set (a server you started yourself) is used as it is.
 """
 from __future__ import annotations
