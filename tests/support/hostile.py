@@ -31,8 +31,8 @@ ZERO = dict.fromkeys(FULL, 0)
 #: The seconds a cell may run in the hostile class, and a whole notebook: several times
 #: what an honest notebook's longest cell and whole run take on a busy machine, and short
 #: enough that the two notebooks that wait a limit out do not hold the run for long.
-CELL_TIMEOUT = 90
-SUBMISSION_TIMEOUT = 250
+CELL_TIMEOUT = 60
+SUBMISSION_TIMEOUT = 160
 assert 3 * (CELL_TIMEOUT - 5) > SUBMISSION_TIMEOUT, "the sleeper's three cells must outlast it"
 DISK_LIMIT_MB = 64
 
