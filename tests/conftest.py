@@ -9,8 +9,11 @@ graded kernel its own local Spark instead, as stock nbgrader would.
 import pytest
 
 from autograder.session import course_session
-from tests.support.classroom_fixtures import (  # noqa: F401 - fixtures, found by name
-    _grading_tests_share_a_server, grading_server)
+from tests.support import classroom_fixtures
+
+#: The shared grading server's fixtures (pytest finds fixtures by the conftest's names).
+grading_server = classroom_fixtures.grading_server
+_grading_tests_share_a_server = classroom_fixtures._grading_tests_share_a_server
 
 #: The test files that take longest on two workers, longest first (``pytest --durations=40``,
 #: 2026-11-25: the site's tests build the book, about 380 s in all; chapter 4's grading test

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -87,6 +89,11 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C (SIGINT) stops the class and keeps what is graded, also when a script
+        # started the command in the background: a shell without job control starts
+        # background jobs with SIGINT ignored, and Python keeps an ignored signal ignored.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     command = parser()
     args = command.parse_args(argv)
     if args.all == bool(args.assignment):

@@ -253,11 +253,14 @@ def release_session(url: str, *, stop_queries: bool = True) -> list[str]:
     cleaned up from outside, so nothing leaks into the next learner's grading. Returns the
     ids of the queries it stopped.
     """
-    from pyspark.sql import SparkSession
+    # The Connect client's own class: PySpark's classic builder, given a remote URL, marks
+    # the whole process as a Connect one (SPARK_CONNECT_MODE_ENABLED), and a local session
+    # started in it afterwards (tests, scripts that grade in-process) would fail.
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     stopped = []
     try:
-        spark = SparkSession.builder.remote(url).create()
+        spark = ConnectSession.builder.remote(url).create()
     except Exception:  # noqa: BLE001 - the session may be closed already
         return stopped
     try:

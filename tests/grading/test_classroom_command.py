@@ -29,6 +29,10 @@ def grade_command(submissions, course, *extra):
             "--cell-timeout", "600", *extra]
 
 
+def _ignoring_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.slow
 def test_a_class_graded_on_a_standalone_cluster_survives_ctrl_c_and_resumes(tmp_path):
     # Each learner solved at most one task, so that a busy machine grades them quickly.
@@ -40,9 +44,11 @@ def test_a_class_graded_on_a_standalone_cluster_survives_ctrl_c_and_resumes(tmp_
         write(submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     ledgers = course / "grading" / ASSIGNMENT
 
+    # Started as a script's background job would be (SIGINT ignored), which the command
+    # must undo: an interrupt must still stop it.
     first = subprocess.Popen(grade_command(submissions, course, "--spark", "standalone"),
                              cwd=COURSE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+                             text=True, preexec_fn=_ignoring_interrupts)
     deadline = time.monotonic() + 600
     while not list(ledgers.glob("*.json")) and time.monotonic() < deadline:
         assert first.poll() is None, first.communicate()

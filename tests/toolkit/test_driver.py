@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.connect_server import ConnectServer
+from autograder.grading.connect_server import ConnectServer, release_session
 from autograder.driver import StreamRun, StreamTimeout
+from autograder.session import course_session, is_connect
 
 
 @pytest.fixture(scope="module")
@@ -189,6 +190,19 @@ def test_a_restart_in_append_mode_starts_no_python_process_on_the_server(connect
         run.add_batch([(2,)])
         assert _python_processes_under(connect_server._process.popen.pid) == []
         assert [sorted(r.id for r in b.output) for b in run.batches] == [[1], [2]]
+
+
+def test_releasing_a_graded_session_leaves_this_process_local(connect_server, tmp_path):
+    # The grading command releases each notebook's Connect session from its own process
+    # (stopping what the notebook left running), and that process may be a test or a
+    # script that runs a local Spark too.
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    url = connect_server.session_url()
+    learner = ConnectSession.builder.remote(url).create()
+    left_running = StreamRun(learner, "id INT", lambda df: df, root=tmp_path).start()
+    assert release_session(url) == [left_running.query.id]
+    assert not is_connect(course_session())
 
 
 def _python_processes_under(ancestor: int) -> list[str]:
