@@ -183,12 +183,17 @@ def test_a_restart_in_append_mode_starts_no_python_process_on_the_server(connect
                                                                          connect_session):
     # A foreachBatch function under Connect runs in a Python process the server starts,
     # which Spark gives 10 s to connect back: on a busy machine it may not. A restarted
-    # run must not need one.
+    # run must not need one. (Processes of other tests' queries, which Spark may still be
+    # stopping, are not this run's.)
+    server = connect_server._process.popen.pid
+    before = _python_processes_under(server)
     with StreamRun(connect_session, "id INT", lambda df: df.limit(4)) as run:
         run.add_batch([(1,)])
         run.restart()
         run.add_batch([(2,)])
-        assert _python_processes_under(connect_server._process.popen.pid) == []
+        started = {pid: command for pid, command in _python_processes_under(server).items()
+                   if pid not in before}
+        assert started == {}
         assert [sorted(r.id for r in b.output) for b in run.batches] == [[1], [2]]
 
 
@@ -205,9 +210,10 @@ def test_releasing_a_graded_session_leaves_this_process_local(connect_server, tm
     assert not is_connect(course_session())
 
 
-def _python_processes_under(ancestor: int) -> list[str]:
-    """The command lines of the Python processes descending from process ``ancestor``, but
-    for PySpark's daemon and the workers it forks (processors and UDFs start that way)."""
+def _python_processes_under(ancestor: int) -> dict[int, str]:
+    """The command lines of the Python processes descending from process ``ancestor``, by
+    pid, but for PySpark's daemon and the workers it forks (processors and UDFs start that
+    way)."""
     parents, commands = {}, {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -225,9 +231,9 @@ def _python_processes_under(ancestor: int) -> list[str]:
                 return True
         return False
 
-    return [command for pid, command in commands.items()
+    return {pid: command for pid, command in commands.items()
             if descends(pid) and "python" in command.split(" ")[0]
-            and "pyspark.daemon" not in command]
+            and "pyspark.daemon" not in command}
 
 
 def test_the_plan_starts_at_the_last_operator_of_the_query(spark):
