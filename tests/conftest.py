@@ -25,6 +25,7 @@ _grading_tests_share_a_server = classroom_fixtures._grading_tests_share_a_server
 LONGEST_FIRST = [
     "tests/browser/test_site.py",
     "tests/grading/test_transform_with_state_grading.py",
+    "tests/grading/test_classroom_hostile.py",  # waits out two limits (sleeper, endless loop)
     "tests/grading/test_aggregation_planning_grading.py",
     "tests/grading/test_classroom_command.py",
     "tests/grading/test_state_store_save_grading.py",

@@ -11,9 +11,8 @@ import pytest
 
 from autograder.grading import autograde
 
-# Left out of the two-worker run and run alone right after it by `make test` (`make
-# test-hostile`): its endless loop holds a core for a whole cell limit, and its honest
-# learner's cells must finish within the same limit. Alone: 308 s, all pass (2026-11-25).
+# Part of the two-worker run (early in tests/conftest.py's LONGEST_FIRST: it takes about
+# four minutes, most of them waiting out the sleeper). `make test-hostile` runs it alone.
 pytestmark = pytest.mark.hostile
 from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
                                    SUBMISSION_TIMEOUT, write_corpus)
