@@ -1,109 +1,156 @@
-"""Running a learner's StatefulProcessor beside the course's, in one streaming query.
+"""Comparing a learner's StatefulProcessor with the course's, step by step.
 
-Chapter 4's checks do not compare a learner's processor with rows written down in advance:
-they run it and the course's processor as two transformWithState operators over the same
-input, tag each operator's output and union them (:func:`paired_query`). One query means
-one input, one clock and one watermark for both, so what differs is the processors alone.
-:class:`PairedRun` feeds micro-batches, compares the two outputs of each, and compares
-anything read back from the two operators (their state rows, timers, metrics) with
-:meth:`PairedRun.compare`.
+Chapter 4's checks do not compare a learner's processor with rows written down in advance.
+A check is a **scenario**: a function ``play(steps)`` that feeds micro-batches
+(``steps.add(rows)``), restarts the query (``steps.run.restart()``) and reads the operator
+back in between (``steps.compare(reader, ...)``). :func:`against_course` plays it twice:
+
+1. with the course's processor, recording what each step gave: the rows every micro-batch
+   emitted, and every reading (state rows, timers, metrics);
+2. with the learner's processor, comparing each step with that record as it happens, so a
+   difference stops the check at the micro-batch where it appeared.
+
+What Spark does with the course's processor depends on the scenario alone (its streams and
+settings), so the first run is asked for through :func:`~autograder.answers.spark_answer`:
+once per process, once per class when grading (the solution's run records it for every
+learner), and never for a worked example (recorded with the course). A learner's query runs
+only the learner's operator.
 """
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor
 
+from .answers import spark_answer
 from .checking import plain_value, spark_failure_as_lesson
 from .driver import BatchRecord, StreamRun
 from .feedback import check_equal, stop_if_unfinished
 
-LEARNER, REFERENCE = "learner", "reference"
-#: The column that tags each output row with the operator that emitted it.
-_WHO = "__who"
-
 #: A chapter's query around a processor: ``build(events, processor)`` is a DataFrame.
 Build = Callable[[DataFrame, StatefulProcessor], DataFrame]
-#: Reads something back from one operator of a run: ``reader(run, operator_id)``.
+#: Opens a streaming query running one processor: ``open_run(processor)`` is a context
+#: manager giving the :class:`StreamRun`.
+OpenRun = Callable[[StatefulProcessor], ContextManager[StreamRun]]
+#: Reads something back from the run's transformWithState operator: ``reader(run, 0)``.
 Reader = Callable[[StreamRun, int], Any]
+#: The operator id of the only transformWithState operator of a check's query.
+OPERATOR = 0
 
 
-def paired_query(build: Build, learner: StatefulProcessor,
-                 reference: StatefulProcessor) -> Callable[[DataFrame], DataFrame]:
-    """One query running both processors on the same input, outputs tagged and unioned."""
-    def query(events: DataFrame) -> DataFrame:
-        mine = build(events, learner).withColumn(_WHO, F.lit(LEARNER))
-        ours = build(events, reference).withColumn(_WHO, F.lit(REFERENCE))
-        return mine.unionByName(ours)
-    return query
+def _as_data(value: Any) -> Any:
+    """``value`` as JSON data (tuples as lists, timestamps as text), as a recording holds it."""
+    return json.loads(json.dumps(plain_value(value), default=str))
 
 
-def split_output(batch: BatchRecord) -> dict[str, list]:
-    """A micro-batch's output rows, as sorted value lists, per processor."""
-    rows: dict[str, list] = {LEARNER: [], REFERENCE: []}
-    for row in batch.output:
-        values = row.asDict()
-        who = values.pop(_WHO)
-        rows[who].append([plain_value(v) for v in values.values()])
-    return {who: sorted(found, key=repr) for who, found in rows.items()}
+def emitted(record: BatchRecord) -> list:
+    """A micro-batch's output rows as value lists, in a fixed order."""
+    rows = [_as_data([plain_value(v) for v in row.asDict().values()]) for row in record.output]
+    return sorted(rows, key=json.dumps)
 
 
-def operator_ids(run: StreamRun) -> dict[str, int]:
-    """Which operator is the learner's and which the course's.
+class _Steps:
+    """What a scenario is played with: its run, the micro-batches so far, its context."""
 
-    The learner's branch comes first in the union, so it gets operator id 0; when exactly
-    one operator has variables named ``course_...``, that one is the course's.
-    """
-    ids = {LEARNER: 0, REFERENCE: 1}
-    course = []
-    for row in run.state_metadata():
-        names = [v["stateName"] for v in json.loads(row.operatorProperties)["stateVariables"]]
-        if any(name.startswith("course_") for name in names):
-            course.append(row.operatorId)
-    if len(course) == 1:
-        ids = {REFERENCE: course[0], LEARNER: 1 - course[0]}
-    return ids
-
-
-class PairedRun:
-    """Feeds micro-batches to a paired query and compares what the two processors did.
-
-    ``context`` names the stream in a failure's lesson; a check that runs a fixed edge
-    stream before the seed's sets it to the part being fed. ``revisit`` is the section a
-    difference in the output sends the learner to.
-    """
-
-    def __init__(self, run: StreamRun, context: str, revisit: str, *, life_cycle: str):
-        self.run, self.context, self.revisit = run, context, revisit
-        self.life_cycle = life_cycle  # where a query that fails sends the learner
+    def __init__(self, run: StreamRun, context: str):
+        self.run, self.context = run, context
         self.records: list[BatchRecord] = []
 
+    def read(self, reader: Reader) -> Any:
+        """What ``reader`` reads back from the processor being played."""
+        return reader(self.run, OPERATOR)
+
+
+class _CourseSteps(_Steps):
+    """Plays a scenario with the course's processor and records what every step gave."""
+
+    def __init__(self, run: StreamRun, context: str):
+        super().__init__(run, context)
+        self.recorded: list = []
+
     def add(self, rows: list) -> list[BatchRecord]:
-        """Feed one batch of input rows; every micro-batch it runs must emit the same rows."""
+        records = self.run.add_batch(rows)
+        self.records.extend(records)
+        self.recorded.append(["emitted", [[r.batch_id, emitted(r)] for r in records]])
+        return records
+
+    def compare(self, reader: Reader, what: str, *, revisit: str) -> None:
+        self.recorded.append(["read", _as_data(self.read(reader))])
+
+
+class _LearnerSteps(_Steps):
+    """Plays a scenario with the learner's processor and compares every step with the
+    course's record of it."""
+
+    def __init__(self, run: StreamRun, context: str, recorded: list, *, revisit: str,
+                 life_cycle: str):
+        super().__init__(run, context)
+        self.recorded, self.revisit, self.life_cycle = list(recorded), revisit, life_cycle
+
+    def _expected(self, kind: str) -> Any:
+        recorded_kind, value = self.recorded.pop(0)
+        assert recorded_kind == kind, f"the scenario played {kind} where the course's run had {recorded_kind}"
+        return value
+
+    def add(self, rows: list) -> list[BatchRecord]:
+        """Feed one batch of input rows; every micro-batch it runs must emit the course's rows."""
         with spark_failure_as_lesson("the streaming query running your processor",
                                      revisit=self.life_cycle, context=self.context):
             records = self.run.add_batch(rows)
-        for record in records:
-            split = split_output(record)
-            check_equal(split[LEARNER], split[REFERENCE],
-                        "the rows your processor emitted in this micro-batch",
-                        batch=record.batch_id, revisit=self.revisit, context=self.context)
         self.records.extend(records)
+        expected = dict((batch_id, rows) for batch_id, rows in self._expected("emitted"))
+        got = {record.batch_id: emitted(record) for record in records}
+        for batch_id in sorted(set(expected) | set(got)):
+            check_equal(got.get(batch_id, []), expected.get(batch_id, []),
+                        "the rows your processor emitted in this micro-batch",
+                        batch=batch_id, revisit=self.revisit, context=self.context)
         return records
 
-    def learners(self, reader: Reader) -> Any:
-        """What ``reader`` reads back from the learner's operator."""
-        return reader(self.run, operator_ids(self.run)[LEARNER])
-
     def compare(self, reader: Reader, what: str, *, revisit: str) -> None:
-        """``reader`` must read the same from both operators after the last micro-batch."""
-        ids = operator_ids(self.run)
-        check_equal(reader(self.run, ids[LEARNER]), reader(self.run, ids[REFERENCE]), what,
+        """``reader`` must read the same from the learner's operator as from the course's."""
+        check_equal(_as_data(self.read(reader)), self._expected("read"), what,
                     batch=self.records[-1].batch_id if self.records else None,
                     revisit=revisit, context=self.context)
+
+
+def against_course(question: str, about: Any, open_run: OpenRun, *, learner: StatefulProcessor,
+                   course: StatefulProcessor, play: Callable[[_Steps], None], context: str,
+                   revisit: str, life_cycle: str) -> _LearnerSteps:
+    """Play ``play`` with the course's processor (asked once: ``question`` and ``about``, the
+    scenario's streams and settings, name it), then with the learner's, comparing each step.
+
+    ``context`` names the stream in a failure's lesson (a scenario that plays several
+    parts sets ``steps.context`` to the part being fed); ``revisit`` is the section a
+    difference in the emitted rows sends the learner to, ``life_cycle`` the one a failing
+    query does. Returns the learner's steps (their micro-batches, in ``records``).
+    """
+    def ask_spark() -> list:
+        with open_run(course) as run:
+            steps = _CourseSteps(run, context)
+            play(steps)
+        return steps.recorded
+
+    recorded = spark_answer(question, about, ask_spark)
+    with open_run(learner) as run:
+        steps = _LearnerSteps(run, context, recorded, revisit=revisit, life_cycle=life_cycle)
+        play(steps)
+    return steps
+
+
+def query_of(spark, schema: str, build: Build, *settings: Callable[[], ContextManager]) -> OpenRun:
+    """An :data:`OpenRun` for ``build(events, processor)`` over a stream of ``schema``,
+    started inside each of ``settings()`` (e.g. ``no_data_batches_disabled``)."""
+    @contextlib.contextmanager
+    def open_run(processor: StatefulProcessor):
+        with contextlib.ExitStack() as stack:
+            for setting in settings:
+                stack.enter_context(setting())
+            yield stack.enter_context(
+                StreamRun(spark, schema, lambda events: build(events, processor)))
+    return open_run
 
 
 def quick_try(processor: StatefulProcessor, rows_by_key: dict, *, time_mode: str = "None",

@@ -12,12 +12,13 @@ The ideas they test, in the chapter's words:
   removed at the end of a micro-batch (section "Time to live");
 * everything is read back with the state reader (section "Reading the state back").
 
-Each ``check_*`` runs the learner's processor and the course's reference processor side by
-side **in one streaming query** (two transformWithState operators over the same input,
-their outputs tagged and unioned: :mod:`autograder.processor_pair`), on the chapter's
-example, a fixed edge stream and a seeded one, and compares per micro-batch: the rows
-emitted, the state left in the store (every state variable, read with ``stateVarName``, and
-the timers) and the operator's custom metrics.
+Each ``check_*`` plays a scenario (the chapter's example, or a fixed edge stream and a
+seeded one) with the course's reference processor, then with the learner's through the
+same query, and compares per micro-batch (:mod:`autograder.processor_pair`): the rows emitted,
+the state left in the store (every state variable, read with ``stateVarName``, and the
+timers) and the operator's custom metrics. Spark's run of the reference is asked once
+(:mod:`autograder.answers`): a worked example's is recorded with the course, a class's by
+the solution's run.
 """
 from __future__ import annotations
 
@@ -29,9 +30,8 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
 from .checking import EXAMPLE, FIXED, seed_for, stream_context
-from .driver import StreamRun
 from .feedback import check_equal, passed
-from .processor_pair import Build, PairedRun, paired_query, quick_try
+from .processor_pair import Build, against_course, query_of, quick_try
 from .session import course_session
 from .streams import T0
 from .tws_state import (custom_metrics, ms, no_data_batches_disabled, pending_timers,
@@ -50,10 +50,6 @@ HOUR_MS = 3_600_000
 #: the reference processors and the runs the checks compare with).
 TOOLS = ("ms", "custom_metrics", "no_data_batches_disabled", "state_variables",
          "pending_timers", "stored_keys")
-
-
-def _paired(run: StreamRun, context: str, revisit: str) -> PairedRun:
-    return PairedRun(run, context, revisit, life_cycle=REVISIT_LIFE_CYCLE)
 
 
 # -- task 1: a session tracker with an event-time timer ----------------------------------------
@@ -142,19 +138,23 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
                  (stream_context(what, f"seed {seed}", drawn), drawn)]
     quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
               eventTimeExtractor=lambda row: ms(row.ts))
-    query = paired_query(sessions, tracker(SESSION_GAP_MS), CourseSessionTracker(SESSION_GAP_MS))
-    with StreamRun(spark, SESSION_SCHEMA, query) as run:
-        scenario = _paired(run, parts[0][0], REVISIT_TIMERS)
-        for scenario.context, batches in parts:
+    def play(steps) -> None:
+        for steps.context, batches in parts:
             for rows in batches:
-                scenario.add([(user, T0 + timedelta(seconds=at)) for user, at in rows])
-                scenario.compare(stored_keys, "the users that hold state after this micro-batch "
-                                 "(a session whose timer fired must leave nothing behind)",
-                                 revisit=REVISIT_CLEAR)
-                scenario.compare(pending_timers, "the timers registered after this micro-batch, "
-                                 "as [user, expiry ms] (exactly one per open session: a new "
-                                 "event replaces the timer)", revisit=REVISIT_TIMERS)
-    passed(f"your sessions match Spark's reference over {len(scenario.records)} micro-batches")
+                steps.add([(user, T0 + timedelta(seconds=at)) for user, at in rows])
+                steps.compare(stored_keys, "the users that hold state after this micro-batch "
+                              "(a session whose timer fired must leave nothing behind)",
+                              revisit=REVISIT_CLEAR)
+                steps.compare(pending_timers, "the timers registered after this micro-batch, "
+                              "as [user, expiry ms] (exactly one per open session: a new "
+                              "event replaces the timer)", revisit=REVISIT_TIMERS)
+
+    played = against_course(
+        "transform_with_state.sessions", [SESSION_GAP_MS, [batches for _, batches in parts]],
+        query_of(spark, SESSION_SCHEMA, sessions), learner=tracker(SESSION_GAP_MS),
+        course=CourseSessionTracker(SESSION_GAP_MS), play=play, context=parts[0][0],
+        revisit=REVISIT_TIMERS, life_cycle=REVISIT_LIFE_CYCLE)
+    passed(f"your sessions match Spark's reference over {len(played.records)} micro-batches")
 
 
 # -- task 2: a de-duplicator with a TTL in processing time -------------------------------------
@@ -220,20 +220,24 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
 
 
 def _dedup_run(spark: SparkSession, dedup: type, ttl: int, parts: list) -> None:
-    query = paired_query(deduplicated, dedup(ttl), CourseDedup(ttl))
-    with no_data_batches_disabled(spark), StreamRun(spark, DEDUP_SCHEMA, query) as run:
-        scenario = _paired(run, parts[0][0], REVISIT_TTL)
-        for scenario.context, batches in parts:
+    def play(steps) -> None:
+        for steps.context, batches in parts:
             for rows in batches:
-                (record,) = scenario.add([(i,) for i in rows])
+                (record,) = steps.add([(i,) for i in rows])
                 if ttl == 1 and record.progress["durationMs"]["triggerExecution"] <= ttl:
                     raise RuntimeError("a micro-batch took under 1 ms: the TTL reasoning fails")
-            ttl_flags = {v["ttlEnabled"] for v in scenario.learners(state_variables)}
+            ttl_flags = {v["ttlEnabled"] for v in steps.read(state_variables)}
             check_equal(True in ttl_flags, True,
                         "a state variable of yours with a time to live (ttlEnabled in "
-                        "state-metadata)", revisit=REVISIT_TTL, context=scenario.context)
-            scenario.compare(stored_keys, "the ids remembered in the state store after these "
-                             "micro-batches", revisit=REVISIT_TTL)
+                        "state-metadata)", revisit=REVISIT_TTL, context=steps.context)
+            steps.compare(stored_keys, "the ids remembered in the state store after these "
+                          "micro-batches", revisit=REVISIT_TTL)
+
+    against_course("transform_with_state.dedup", [ttl, [batches for _, batches in parts]],
+                   query_of(spark, DEDUP_SCHEMA, deduplicated,
+                            lambda: no_data_batches_disabled(spark)),
+                   learner=dedup(ttl), course=CourseDedup(ttl), play=play,
+                   context=parts[0][0], revisit=REVISIT_TTL, life_cycle=REVISIT_LIFE_CYCLE)
 
 
 # -- task 3: initial state with several rows per key -------------------------------------------
@@ -293,16 +297,19 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
     quick_try(counter(), {"ann": [Row(user="ann")]},
               initialStateRow=[("ann", Row(user="ann", n=1))])
     for initial, batches, context in cases:
-        initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
-        query = paired_query(counts_from(initial_df), counter(), CourseStartingCounts())
-        with StreamRun(spark, COUNT_SCHEMA, query) as run:
-            scenario = _paired(run, context, REVISIT_INITIAL)
+        def play(steps, batches=batches) -> None:
             for number, rows in enumerate(batches):
-                scenario.add([(user,) for user in rows])
+                steps.add([(user,) for user in rows])
                 if number == 0:
-                    run.restart()
-            scenario.compare(stored_keys, "the users that hold state at the end (every user of "
-                             "the initial state and of the stream)", revisit=REVISIT_INITIAL)
+                    steps.run.restart()
+            steps.compare(stored_keys, "the users that hold state at the end (every user of "
+                          "the initial state and of the stream)", revisit=REVISIT_INITIAL)
+
+        initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
+        against_course("transform_with_state.starting_counts", [initial, batches],
+                       query_of(spark, COUNT_SCHEMA, counts_from(initial_df)),
+                       learner=counter(), course=CourseStartingCounts(), play=play,
+                       context=context, revisit=REVISIT_INITIAL, life_cycle=REVISIT_LIFE_CYCLE)
     passed("your counts start from the initial state and survive a restart")
 
 
@@ -378,19 +385,22 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
             seq += len(names)
         numbered.append((stream_context(f"(user, seq), n={n}", label, batches), batches))
     quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]})
-    query = paired_query(first_rows, first_n(n), CourseFirstN(n))
-    with StreamRun(spark, FIRST_SCHEMA, query) as run:
-        scenario = _paired(run, numbered[0][0], REVISIT_LIFE_CYCLE)
-        for scenario.context, batches in numbered:
+    def play(steps) -> None:
+        for steps.context, batches in numbered:
             for rows in batches:
-                scenario.add(rows)
-            last = scenario.records[-1]
+                steps.add(rows)
+            last = steps.records[-1]
             for metric in COUNTED_METRICS:
-                scenario.compare(lambda run, operator: custom_metrics(last, operator)[metric],
-                                 f"{metric} (state variables declared, summed over partitions)",
-                                 revisit=REVISIT_LIFE_CYCLE)
-            scenario.compare(state_rows_per_key, "state rows per user after these micro-batches "
-                             "(one counter each)", revisit=REVISIT_READER)
-            scenario.compare(stored_values, "the value stored per user after these micro-batches:"
-                             " how many of their rows were let through", revisit=REVISIT_READER)
+                steps.compare(lambda run, operator: custom_metrics(last, operator)[metric],
+                              f"{metric} (state variables declared, summed over partitions)",
+                              revisit=REVISIT_LIFE_CYCLE)
+            steps.compare(state_rows_per_key, "state rows per user after these micro-batches "
+                          "(one counter each)", revisit=REVISIT_READER)
+            steps.compare(stored_values, "the value stored per user after these micro-batches:"
+                          " how many of their rows were let through", revisit=REVISIT_READER)
+
+    against_course("transform_with_state.first_n", [n, [batches for _, batches in numbered]],
+                   query_of(spark, FIRST_SCHEMA, first_rows), learner=first_n(n),
+                   course=CourseFirstN(n), play=play, context=numbered[0][0],
+                   revisit=REVISIT_LIFE_CYCLE, life_cycle=REVISIT_LIFE_CYCLE)
     passed(f"your limit lets the first {n} rows of each user through, with one counter each")

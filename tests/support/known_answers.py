@@ -10,9 +10,10 @@ from typing import Any
 from autograder.answers import asking_spark
 from tests.support.submissions import solved_release
 
-#: The assignments whose self-checks ask Spark questions with known answers (chapter 4's
-#: run the learner's processor beside the course's, which no recording can stand for).
-ASSIGNMENTS = ("01_global_limit", "02_aggregation_planning", "03_state_store_save")
+#: The assignments whose self-checks ask Spark questions with known answers (chapter 4's:
+#: the course's processors' runs on the worked examples).
+ASSIGNMENTS = ("01_global_limit", "02_aggregation_planning", "03_state_store_save",
+               "04_transform_with_state")
 
 
 def worked_example_answers(assignment: str) -> dict[str, Any]:
