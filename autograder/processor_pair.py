@@ -101,7 +101,7 @@ class _LearnerSteps(_Steps):
                                      revisit=self.life_cycle, context=self.context):
             records = self.run.add_batch(rows)
         self.records.extend(records)
-        expected = dict((batch_id, rows) for batch_id, rows in self._expected("emitted"))
+        expected = {batch_id: course_rows for batch_id, course_rows in self._expected("emitted")}
         got = {record.batch_id: emitted(record) for record in records}
         for batch_id in sorted(set(expected) | set(got)):
             check_equal(got.get(batch_id, []), expected.get(batch_id, []),
