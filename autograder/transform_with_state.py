@@ -30,12 +30,14 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
 from .checking import EXAMPLE, FIXED, seed_for, stream_context
+from .driver import StreamRun
 from .feedback import check_equal, passed
 from .processor_pair import Build, against_course, query_of, quick_try
 from .session import course_session
 from .streams import T0
-from .tws_state import (custom_metrics, ms, no_data_batches_disabled, pending_timers,
-                        state_rows_per_key, state_variables, stored_keys, stored_values)
+from .tws_state import (batch_timestamp_ms, custom_metrics, ms, no_data_batches_disabled,
+                        pending_timers, state_rows_per_key, state_variables, stored_keys,
+                        stored_values, ttl_expiries)
 
 CHAPTER = "chapter 4, transformWithState"
 REVISIT_LIFE_CYCLE = f'{CHAPTER}, section "The processor\'s life cycle"'
@@ -49,7 +51,7 @@ HOUR_MS = 3_600_000
 #: Helpers of this module a learner may use freely (the grading guard flags the rest:
 #: the reference processors and the runs the checks compare with).
 TOOLS = ("ms", "custom_metrics", "no_data_batches_disabled", "state_variables",
-         "pending_timers", "stored_keys")
+         "pending_timers", "stored_keys", "batch_timestamp_ms", "ttl_expiries")
 
 
 # -- task 1: a session tracker with an event-time timer ----------------------------------------
@@ -198,7 +200,9 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
     then the seed's (1 ms has always expired by the next micro-batch, which the check
     verifies), then a query with an hour's TTL runs the fixed stream again (still
     remembered). Compared: the rows of every micro-batch; after every part, that a variable
-    has a TTL, and the ids remembered. (How many values the clean-up removes depends on how
+    has a TTL, and the ids remembered; with 1 ms, also when they expire: a TTL given in
+    seconds (1,000 times too long) would otherwise pass or fail with the machine's speed,
+    as 1 s is about a micro-batch. (How many values the clean-up removes depends on how
     the memory is kept, a value or a list of sightings, so it is not compared.)
     """
     spark = course_session()
@@ -232,12 +236,21 @@ def _dedup_run(spark: SparkSession, dedup: type, ttl: int, parts: list) -> None:
                         "state-metadata)", revisit=REVISIT_TTL, context=steps.context)
             steps.compare(stored_keys, "the ids remembered in the state store after these "
                           "micro-batches", revisit=REVISIT_TTL)
+            if ttl == 1:  # all that is left was written by the last micro-batch
+                steps.compare(_ttl_after_last_batch, "how many ms after the last micro-batch's "
+                              "timestamp the remembered ids expire (ttlExpirationMs in the state "
+                              "store): the TTL your variable was given, in ms", revisit=REVISIT_TTL)
 
     against_course("transform_with_state.dedup", [ttl, [batches for _, batches in parts]],
                    query_of(spark, DEDUP_SCHEMA, deduplicated,
                             lambda: no_data_batches_disabled(spark)),
                    learner=dedup(ttl), course=CourseDedup(ttl), play=play,
                    context=parts[0][0], revisit=REVISIT_TTL, life_cycle=REVISIT_LIFE_CYCLE)
+
+
+def _ttl_after_last_batch(run: StreamRun, operator: int) -> list[int]:
+    stamp = batch_timestamp_ms(run)
+    return sorted({expiry - stamp for expiry in ttl_expiries(run, operator)})
 
 
 # -- task 3: initial state with several rows per key -------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Iterator
 
 from pyspark.sql import SparkSession
@@ -84,3 +85,32 @@ def pending_timers(run: StreamRun, operator: int) -> list:
     """The registered timers of the operator as [key..., expiry in ms]."""
     rows = run.state(operatorId=operator, readRegisteredTimers=True)
     return sorted([*row.key, row.expiration_timestamp_ms] for row in rows)
+
+
+def batch_timestamp_ms(run: StreamRun, batch_id: int | None = None) -> int:
+    """The processing time Spark fixed for a micro-batch (the last one by default), in ms:
+    what timers in processing time and every TTL count from.
+
+    The state sources do not give it, so it is read from the checkpoint's offset log
+    (``offsets/<batch id>``: a version line, then the batch's metadata as JSON).
+    """
+    offsets = Path(run.checkpoint) / "offsets"
+    if batch_id is None:
+        batch_id = max(int(path.name) for path in offsets.iterdir() if path.name.isdigit())
+    metadata = (offsets / str(batch_id)).read_text().splitlines()[1]
+    return int(json.loads(metadata)["batchTimestampMs"])
+
+
+def ttl_expiries(run: StreamRun, operator: int) -> list[int]:
+    """When each value of the operator's variables with a TTL expires (its
+    ``ttlExpirationMs`` in the state store: the timestamp of the micro-batch that wrote it
+    plus the TTL), sorted."""
+    expiries = []
+    for variable in state_variables(run, operator):
+        if not variable.get("ttlEnabled"):
+            continue
+        for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
+            for name, field in row.asDict(recursive=True).items():
+                if isinstance(field, dict) and "ttlExpirationMs" in field:
+                    expiries.append(int(field["ttlExpirationMs"]))
+    return sorted(expiries)

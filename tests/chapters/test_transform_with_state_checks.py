@@ -3,6 +3,8 @@
 The course's reference processors pass every check; each misconception below is a
 processor a learner could plausibly write, and the check must refuse it with a lesson.
 """
+import time
+
 import pytest
 from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
@@ -84,6 +86,26 @@ class NoTtl(CourseDedup):
 def test_a_dedup_without_ttl_never_forgets(spark):
     with pytest.raises(CheckFailed, match="emitted"):
         check_ttl_dedup(NoTtl, seed=SEED)
+
+
+class TtlInSecondsOnASlowMachine(CourseDedup):
+    """Reads the TTL as seconds (keeps each id 1,000 times longer than asked), on a machine
+    where a micro-batch takes over a second (id ``a`` makes it so)."""
+
+    def init(self, handle):
+        self.seen = handle.getValueState("seen", "seen BOOLEAN", ttlDurationMs=self.ttl_ms * 1000)
+
+    def handleInputRows(self, key, rows, timerValues):
+        if key[0] == "a":
+            time.sleep(1.2)
+        yield from super().handleInputRows(key, rows, timerValues)
+
+
+def test_a_ttl_in_seconds_fails_even_when_each_micro_batch_outlasts_it(spark):
+    # The graded 1 ms becomes 1 s, about one micro-batch: on a slow machine the ids expire
+    # between micro-batches anyway and every row matches; when they expire does not.
+    with pytest.raises(CheckFailed, match=r"(?s)ttlExpirationMs.*expected: \[1\]\s+got:\s+\[1000\]"):
+        check_ttl_dedup(TtlInSecondsOnASlowMachine, seed=SEED)
 
 
 class KeepsCountsInPython(StatefulProcessor):
