@@ -1,7 +1,8 @@
 """The state reader: what a query keeps in its state store, read through Spark itself.
 
-Spark ships two data sources for this, and the course uses nothing else (no parsing of
-checkpoint files by hand):
+Spark ships two data sources for this, and the course reads state through nothing else
+(no parsing of state files by hand; the one checkpoint file read directly is the offset
+log, for a micro-batch's timestamp, which no source gives: ``tws_state.batch_timestamp_ms``):
 
 * ``statestore`` reads the key/value rows of one stateful operator at one committed
   version: one row per state entry, with the columns ``key``, ``value`` and

@@ -87,16 +87,15 @@ def pending_timers(run: StreamRun, operator: int) -> list:
     return sorted([*row.key, row.expiration_timestamp_ms] for row in rows)
 
 
-def batch_timestamp_ms(run: StreamRun, batch_id: int | None = None) -> int:
-    """The processing time Spark fixed for a micro-batch (the last one by default), in ms:
-    what timers in processing time and every TTL count from.
+def batch_timestamp_ms(run: StreamRun) -> int:
+    """The processing time Spark fixed for the last micro-batch, in ms: what timers in
+    processing time and every TTL count from.
 
     The state sources do not give it, so it is read from the checkpoint's offset log
     (``offsets/<batch id>``: a version line, then the batch's metadata as JSON).
     """
     offsets = Path(run.checkpoint) / "offsets"
-    if batch_id is None:
-        batch_id = max(int(path.name) for path in offsets.iterdir() if path.name.isdigit())
+    batch_id = max(int(path.name) for path in offsets.iterdir() if path.name.isdigit())
     metadata = (offsets / str(batch_id)).read_text().splitlines()[1]
     return int(json.loads(metadata)["batchTimestampMs"])
 
