@@ -10,6 +10,9 @@
 * ``visit`` opens a page in a fresh context whose every request that is neither loopback nor
   ``file://`` is refused, and records the console errors, page errors and refused
   requests of the visit.
+* ``seen`` opens pages the same way, once per test module and width, for the tests that only
+  read them: each page of the site loads twice or three times per run instead of once per
+  test.
 """
 from __future__ import annotations
 
@@ -130,44 +133,77 @@ class Visit:
         return errors
 
 
+def _open(browser, site: Site, contexts: list, path: str, wait_for: str | None = None,
+          width: int | None = None, scheme: str | None = None) -> Visit:
+    """Open ``path`` in a fresh, offline browser context (added to ``contexts``).
+
+    ``width``: the viewport's width in CSS px (390 is a phone's), else Playwright's default;
+    ``scheme``: the colour scheme the reader's system prefers ("light" or "dark").
+    """
+    options: dict = {"viewport": {"width": width, "height": 844}} if width else {}
+    if scheme:
+        options["color_scheme"] = scheme
+    context = browser.new_context(**options)
+    contexts.append(context)
+    page = context.new_page()
+    record = Visit(page)
+
+    def route(request_route):
+        if is_local(request_route.request.url):
+            request_route.continue_()
+        else:
+            record.refused.append(request_route.request.url)
+            request_route.abort()
+
+    context.route("**/*", route)
+    page.on("console", lambda message: message.type == "error"
+            and record.console_errors.append(message.text))
+    page.on("pageerror", lambda error: record.page_errors.append(str(error)))
+    page.on("requestfailed", lambda request: is_local(request.url)
+            and record.failed.append(request.url))
+    page.on("response", lambda response: response.status >= 400
+            and record.failed.append(f"{response.status} {response.url}"))
+    page.goto(site.url(path), wait_until="load")
+    page.wait_for_load_state("networkidle")
+    if wait_for:
+        page.wait_for_selector(wait_for, timeout=20_000)
+    return record
+
+
 @pytest.fixture
 def visit(browser, site):
-    """``visit(path)`` opens a page of the site, offline, and returns a :class:`Visit`."""
-    contexts = []
+    """``visit(path, wait_for=None, width=None, scheme=None)`` opens a page of the site,
+    offline, for this test alone, and returns a :class:`Visit`."""
+    contexts: list = []
+    yield functools.partial(_open, browser, site, contexts)
+    for context in contexts:
+        context.close()
 
-    def open_page(path: str, wait_for: str | None = None, width: int | None = None,
-                  scheme: str | None = None) -> Visit:
-        # ``width``: the viewport's width in CSS px (390 is a phone's), else the default;
-        # ``scheme``: the colour scheme the reader's system prefers ("light" or "dark")
-        options: dict = {"viewport": {"width": width, "height": 844}} if width else {}
-        if scheme:
-            options["color_scheme"] = scheme
-        context = browser.new_context(**options)
-        contexts.append(context)
-        page = context.new_page()
-        record = Visit(page)
 
-        def route(request_route):
-            if is_local(request_route.request.url):
-                request_route.continue_()
-            else:
-                record.refused.append(request_route.request.url)
-                request_route.abort()
+#: What a page that draws widgets shows once they are drawn: the micro-batch stepper.
+STEPPER = ".micro-batch-stepper"
+WIDGET_OUTPUT = ".cell_output .widget-view, .cell_output script[type*=widget]"
 
-        context.route("**/*", route)
-        page.on("console", lambda message: message.type == "error"
-                and record.console_errors.append(message.text))
-        page.on("pageerror", lambda error: record.page_errors.append(str(error)))
-        page.on("requestfailed", lambda request: is_local(request.url)
-                and record.failed.append(request.url))
-        page.on("response", lambda response: response.status >= 400
-                and record.failed.append(f"{response.status} {response.url}"))
-        page.goto(site.url(path), wait_until="load")
-        page.wait_for_load_state("networkidle")
-        if wait_for:
-            page.wait_for_selector(wait_for, timeout=20_000)
-        return record
 
-    yield open_page
+@pytest.fixture(scope="module")
+def seen(browser, site):
+    """``seen(path, width=None)``: the page as a reader first sees it, its widgets drawn.
+
+    Each page is opened once per test module and width, and shared by every test of the
+    module that asks for it: those tests only read the page (no click, key or scroll), so
+    the page they read is the one that loaded. A test that acts on a page uses ``visit``.
+    """
+    contexts: list = []
+    opened: dict = {}
+
+    def page_as_loaded(path: str, width: int | None = None) -> Visit:
+        if (path, width) not in opened:
+            record = _open(browser, site, contexts, path, width=width)
+            if record.page.locator(WIDGET_OUTPUT).count():
+                record.page.wait_for_selector(STEPPER, timeout=20_000)
+            opened[path, width] = record
+        return opened[path, width]
+
+    yield page_as_loaded
     for context in contexts:
         context.close()

@@ -1,7 +1,9 @@
 """The book's site, read in a real browser with no internet.
 
 Each test opens pages of the built book in Chromium, served from 127.0.0.1; every request
-that would leave the machine is refused and recorded (see conftest.py).
+that would leave the machine is refused and recorded (see conftest.py). The tests that only
+read a page share it as it loaded (``seen``: each page once per width); those that click,
+press keys or search open their own (``visit``).
 """
 from __future__ import annotations
 
@@ -18,52 +20,49 @@ STEPPER = ".micro-batch-stepper"
 VISIBLE_STEP = ".stepper-step:visible"
 
 
-def test_every_page_loads_offline_without_console_errors(site, visit):
+def test_every_page_loads_offline_without_console_errors(site, seen):
     problems = {}
     for path in site.pages():
-        seen = visit(path)
-        found = seen.unexpected_errors() + [f"refused {url}" for url in seen.refused] + [
-            f"failed {url}" for url in seen.failed]
+        loaded = seen(path)
+        found = loaded.unexpected_errors() + [f"refused {url}" for url in loaded.refused] + [
+            f"failed {url}" for url in loaded.failed]
         if found:
             problems[path] = found
-        seen.page.context.close()
     assert problems == {}
 
 
-def test_each_chapter_shows_its_executed_outputs_and_nothing_from_stderr(site, visit):
+def test_each_chapter_shows_its_executed_outputs_and_nothing_from_stderr(site, seen):
     assert site.chapters(), "the site has no chapter page (book/NN_name.html)"
     for path in site.chapters():
-        page = visit(path).page
+        page = seen(path).page
         outputs = page.locator("article .cell_output")
         assert outputs.count() > 0, f"{path}: no cell output"
         assert any(text.strip() for text in outputs.all_inner_texts()), f"{path}: outputs empty"
         assert page.locator("article .output.stderr").count() == 0, f"{path}: stderr shown"
         assert page.locator("article .output.traceback").count() == 0, f"{path}: traceback"
-        page.context.close()
 
 
-def test_each_chapter_has_pictures_and_every_picture_loads(site, visit):
+def test_each_chapter_has_pictures_and_every_picture_loads(site, seen):
     for path in site.chapters():
-        page = visit(path).page
+        page = seen(path).page
         pictures = page.locator("article img, article svg:not(.svg-inline--fa)")
         assert pictures.count() > 0, f"{path}: no picture (img or svg)"
         broken = page.eval_on_selector_all(
             "article img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0))"
                            ".map(i => i.src)")
         assert broken == [], f"{path}: pictures that did not load"
-        page.context.close()
 
 
 #: The smallest text a picture may show on a desktop, in CSS pixels (body text is 16).
 LEGIBLE_PX = 11
 
 
-def test_every_picture_is_drawn_in_vector_with_text_legible_on_a_desktop(site, visit):
+def test_every_picture_is_drawn_in_vector_with_text_legible_on_a_desktop(site, seen):
     # An SVG whose words are <text> stays sharp at any zoom; its smallest font, in the
     # picture's own units, times the scale the page shows it at is what a reader sees.
     small = {}
     for path in site.chapters():
-        page = visit(path, width=1400).page
+        page = seen(path, 1400).page
         shown = page.eval_on_selector_all(
             "article img", "imgs => imgs.map(i => [i.getAttribute('src'), i.clientWidth])")
         assert shown, f"{path}: no picture"
@@ -76,28 +75,26 @@ def test_every_picture_is_drawn_in_vector_with_text_legible_on_a_desktop(site, v
             smallest = min(fonts) * width_px / view_width
             if smallest < LEGIBLE_PX:
                 small.setdefault(path, []).append(f"{src}: {smallest:.1f} px")
-        page.context.close()
     assert small == {}, f"picture text under {LEGIBLE_PX} px at 1400 px wide: {small}"
 
 
-def test_every_picture_of_a_chapter_says_in_words_what_it_shows(site, visit):
+def test_every_picture_of_a_chapter_says_in_words_what_it_shows(site, seen):
     # A screen reader reads the alt text; a file name or a bare title tells its listener nothing.
     unsaid = {}
     for path in site.chapters():
-        page = visit(path).page
+        page = seen(path).page
         alts = page.eval_on_selector_all("article img", "imgs => imgs.map(i => i.alt || '')")
         poor = [alt for alt in alts
                 if len(alt.split()) < 8 or re.search(r"\.(png|svg|jpe?g)\b", alt)]
         if poor:
             unsaid[path] = poor
-        page.context.close()
     assert unsaid == {}
 
 
-def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site, visit):
+def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site, seen):
     for path in site.chapters():
         name = path.removeprefix("book/").removesuffix(".html")
-        page = visit(path).page
+        page = seen(path).page
         links = page.locator(".exercise-download a.download")
         assert links.count() == 2, f"{path}: not two download links (exercises, chapter)"
         exercise, chapter = (links.nth(i).get_attribute("href") for i in range(2))
@@ -113,19 +110,17 @@ def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site,
         assert title in "".join(first_markdown["source"]), f"{path}: the chapter notebook is not the chapter"
         how_to = page.locator(".exercise-download a.reference.internal:not(.download)")
         assert how_to.get_attribute("href").endswith("running_locally.html")
-        page.context.close()
 
 
-def test_each_chapter_has_a_stepper_that_starts_at_micro_batch_0(site, visit):
+def test_each_chapter_has_a_stepper_that_starts_at_micro_batch_0(site, seen):
     for path in site.chapters():
-        page = visit(path, wait_for=STEPPER).page
+        page = seen(path).page
         steppers = page.locator(STEPPER)
         assert steppers.count() > 0, f"{path}: no micro-batch stepper"
         for index in range(steppers.count()):
             shown = steppers.nth(index).locator(VISIBLE_STEP)
             assert shown.count() >= 1, f"{path}: stepper {index} shows no micro-batch"
             assert shown.first.get_attribute("data-batch-id") == "0", path
-        page.context.close()
 
 
 def test_the_stepper_shows_the_micro_batch_the_slider_points_at(visit):
@@ -181,12 +176,11 @@ def test_the_play_button_moves_the_slider(visit):
         arg=single.element_handle(), timeout=10_000)
 
 
-def test_the_steppers_controls_say_what_they_do(site, visit):
+def test_the_steppers_controls_say_what_they_do(site, seen):
     for path in site.pages():
-        page = visit(path).page
+        page = seen(path).page
         steppers = page.locator(STEPPER)
         if not steppers.count():
-            page.context.close()
             continue
         page.wait_for_selector(f"{STEPPER} .noUi-handle[aria-label]", timeout=20_000)
         for index in range(steppers.count()):
@@ -195,7 +189,6 @@ def test_the_steppers_controls_say_what_they_do(site, visit):
                 assert stepper.get_by_role("button", name=name, exact=True).count() == 1, \
                     f"{path}: stepper {index} has no button named {name!r}"
             assert stepper.get_by_role("slider", name="micro-batch").count() == 1, path
-        page.context.close()
 
 
 #: The contrast of an element's text with the colour behind it (WCAG's ratio, 1 to 21).
@@ -233,8 +226,8 @@ def test_search_finds_a_term(visit):
     assert any("stepper_demo" in href for href in found), found
 
 
-def test_navigation_reaches_every_page_of_the_table_of_contents(site, visit):
-    page = visit("book/running_locally.html").page
+def test_navigation_reaches_every_page_of_the_table_of_contents(site, seen):
+    page = seen("book/running_locally.html").page
     sidebar = page.locator("nav.bd-links a.reference.internal").evaluate_all(
         "links => links.map(a => a.href)")
     linked = {urlparse(href).path.lstrip("/") for href in sidebar}
@@ -292,20 +285,20 @@ def test_on_a_desktop_the_chapter_list_button_folds_the_sidebar_away_and_back(vi
         timeout=5_000)
 
 
-def test_no_page_is_wider_than_a_phone(site, visit):
+def test_no_page_is_wider_than_a_phone(site, seen):
     too_wide = {}
     for path in site.pages():
-        page = visit(path, width=PHONE).page
+        page = seen(path, PHONE).page
         width = page.evaluate("document.documentElement.scrollWidth")
         if width > PHONE:
             too_wide[path] = width
     assert too_wide == {}, f"pages that scroll sideways at {PHONE} px: {too_wide}"
 
 
-def test_each_cells_printed_lines_come_in_one_block(site, visit):
+def test_each_cells_printed_lines_come_in_one_block(site, seen):
     split = {}
     for path in site.chapters():
-        page = visit(path).page
+        page = seen(path).page
         count = page.evaluate("""() => Array.from(document.querySelectorAll('.cell_output'))
             .filter(out => out.querySelectorAll(':scope > .output.stream').length > 1).length""")
         if count:
@@ -325,22 +318,21 @@ CUT_OUTPUT_BLOCKS = """() => Array.from(document.querySelectorAll('article .cell
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_no_output_block_is_cut_at_its_right_edge(site, visit, width):
+def test_no_output_block_is_cut_at_its_right_edge(site, seen, width):
     cut = {}
     for path in site.pages():
-        page = visit(path, width=width).page
+        page = seen(path, width).page
         if page.locator(".cell_output .widget-view, .cell_output script[type*=widget]").count():
             page.wait_for_selector(STEPPER, timeout=20_000)
         found = page.evaluate(CUT_OUTPUT_BLOCKS)
         if found:
             cut[path] = found
-        page.context.close()
     assert cut == {}, f"output blocks cut at {width} px (scrollWidth > clientWidth): {cut}"
 
 
 # -- what a reader of a course site expects ---------------------------------------------------------
-def test_the_intros_chapter_table_links_each_chapter_by_its_sidebar_title(site, visit):
-    page = visit("book/intro.html").page
+def test_the_intros_chapter_table_links_each_chapter_by_its_sidebar_title(site, seen):
+    page = seen("book/intro.html").page
     table = page.locator("article table a.reference.internal").evaluate_all(
         "links => links.map(a => [a.textContent.trim(), new URL(a.href).pathname])")
     sidebar = page.locator("nav.bd-links a.reference.internal").evaluate_all(
@@ -352,34 +344,31 @@ def test_the_intros_chapter_table_links_each_chapter_by_its_sidebar_title(site, 
         assert title == sidebar_titles[path] and title[0].isdigit(), (title, sidebar_titles[path])
 
 
-def test_each_chapter_links_its_terms_to_the_glossary(site, visit):
-    glossary = visit("book/glossary.html").page
+def test_each_chapter_links_its_terms_to_the_glossary(site, seen):
+    glossary = seen("book/glossary.html").page
     defined = set(glossary.locator("dl.glossary dt").evaluate_all("dts => dts.map(d => d.id)"))
     assert len(defined) >= 10, defined
-    glossary.context.close()
     for path in site.chapters():
-        page = visit(path).page
+        page = seen(path).page
         targets = page.locator("article a[href*='glossary.html#']").evaluate_all(
             "links => links.map(a => new URL(a.href).hash.slice(1))")
         assert len(set(targets)) >= 5, f"{path} links only {sorted(set(targets))} to the glossary"
         assert set(targets) <= defined, f"{path}: {sorted(set(targets) - defined)} not defined"
-        page.context.close()
 
 
-def test_plotting_code_is_folded_away_until_asked_for(site, visit):
+def test_plotting_code_is_folded_away_until_asked_for(site, seen):
     for path in site.chapters():
-        page = visit(path).page
+        page = seen(path).page
         shown = page.locator("article .cell_input:visible").evaluate_all(
             "cells => cells.map(c => c.innerText)")
         long_plots = [code.splitlines()[0] for code in shown
                       if "plt." in code and len(code.splitlines()) > 10]
         assert long_plots == [], f"{path} shows plotting code: {long_plots}"
-        page.context.close()
 
 
-def test_the_learners_steps_and_the_maintainers_are_on_separate_pages(visit):
-    learner = visit("book/running_locally.html").page.locator("article").inner_text()
-    maintainer = visit("book/maintaining.html").page.locator("article").inner_text()
+def test_the_learners_steps_and_the_maintainers_are_on_separate_pages(seen):
+    learner = seen("book/running_locally.html").page.locator("article").inner_text()
+    maintainer = seen("book/maintaining.html").page.locator("article").inner_text()
     assert "make lab" in learner and "make check" in learner
     assert "make test" not in learner and "make known-answers" not in learner
     assert "make test" in maintainer and "make known-answers" in maintainer
