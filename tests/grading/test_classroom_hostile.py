@@ -12,7 +12,7 @@ import pytest
 from autograder.grading import autograde
 
 # Part of the two-worker run (early in tests/conftest.py's LONGEST_FIRST: it takes about
-# four minutes, most of them waiting out the sleeper). `make test-hostile` runs it alone.
+# three minutes, half of them waiting out the sleeper). `make test-hostile` runs it alone.
 pytestmark = pytest.mark.hostile
 from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
                                    SUBMISSION_TIMEOUT, write_corpus)
