@@ -13,6 +13,7 @@ from tests.support import classroom_fixtures
 
 #: The shared grading server's fixtures (pytest finds fixtures by the conftest's names).
 grading_server = classroom_fixtures.grading_server
+class_records = classroom_fixtures.class_records
 _grading_tests_share_a_server = classroom_fixtures._grading_tests_share_a_server
 
 #: The test files that take longest on two workers, longest first (``pytest --durations=40``,

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -19,13 +20,16 @@ from .spark import grading_spark
 def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                 remote: str | None, jobs: int = 2, limits: GradingLimits | None = None,
                 env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
-                progress=None, class_answers: bool = True) -> dict[str, dict[str, NotebookGrade]]:
+                progress=None, class_answers: bool = True,
+                keep_answers: bool | None = None) -> dict[str, dict[str, NotebookGrade]]:
     """Grade ``work`` ({assignment: {learner: notebook}}); resume unless ``force``.
 
     With ``class_answers`` every notebook of an assignment is graded on the same fresh
     streams, and Spark's answers for them are asked once (:mod:`autograder.grading.reference`);
     without, each kernel draws its own streams and asks Spark itself, as stock nbgrader.
-    One learner's notebook never stops the class: whatever goes wrong is its outcome.
+    ``keep_answers``: whether the seed and answers already in the course folder are kept
+    (by default, unless ``force``). One learner's notebook never stops the class: whatever
+    goes wrong is its outcome.
     """
     grader = Grader(course, remote=remote, limits=limits, env=env, deny=list(deny))
     results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
@@ -44,7 +48,8 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
         for assignment in sorted({item[0] for item in todo}):
             if progress:
                 progress.note(f"{assignment}: running the solution once for Spark's answers ...")
-            line = grader.record_answers(assignment, reuse=not force)
+            line = grader.record_answers(
+                assignment, reuse=not force if keep_answers is None else keep_answers)
             if progress:
                 progress.note(line)
     if progress:
@@ -75,7 +80,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
               env: dict[str, str] | None = None, workdir: Path | None = None,
               spark: str | None = None, jobs: int = 1,
               submission_timeout: float = 1800.0, disk_limit_mb: float = 512.0,
-              class_answers: bool = True) -> dict[str, NotebookGrade]:
+              class_answers: bool = True,
+              answers_of: Path | None = None) -> dict[str, NotebookGrade]:
     """Grade each learner's notebook with nbgrader; return grades by learner.
 
     ``submissions`` maps a learner's name to the notebook they handed in. The nbgrader
@@ -84,7 +90,9 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
     :func:`autograder.grading.spark.grading_spark`); by default, the Connect server named by
     ``AUTOGRADER_SPARK_REMOTE`` when set (the tests' shared server), else a local Spark in
     each kernel. ``jobs`` notebooks are graded at once. ``class_answers``: see
-    :func:`grade_class`.
+    :func:`grade_class`. ``answers_of``: the seed and Spark's answers of an earlier run of
+    the assignment (the ``spark-answers/<assignment>`` folder of its course): the class is
+    graded on that run's streams, and the solution is not run again.
     """
     spark = spark or os.environ.get(SHARED_SERVER) or "local"
     limits = GradingLimits(cell_timeout, submission_timeout, disk_limit_mb)
@@ -92,8 +100,10 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
         root = Path(workdir or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
         course = GradingCourse(root, cell_timeout=cell_timeout)
+        if answers_of:
+            shutil.copytree(answers_of, course.answers_folder(assignment), dirs_exist_ok=True)
         remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs"))
         results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
                               jobs=jobs, limits=limits, env=env, force=True,
-                              class_answers=class_answers)
+                              class_answers=class_answers, keep_answers=bool(answers_of))
         return results[assignment]

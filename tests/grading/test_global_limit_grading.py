@@ -26,15 +26,17 @@ ASSIGNMENT = "01_global_limit"
 FULL = FULL_MARKS[ASSIGNMENT]
 
 @pytest.mark.slow
-def test_a_classroom_is_graded_on_behaviour(tmp_path):
+def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
     course = tmp_path / "course"
-    grades = autograde(ASSIGNMENT, workdir=course, submissions={
+    # On the hostile corpus's streams when it ran first (tests/support/classroom_fixtures.py).
+    grades = autograde(ASSIGNMENT, {
         "solution": solution_notebook(ASSIGNMENT),
         "untouched": release_notebook(ASSIGNMENT),
         "per_batch": write_submission(ASSIGNMENT, PER_BATCH, tmp_path / "per_batch.ipynb"),
         "row_per_record": write_submission(ASSIGNMENT, ROW_PER_RECORD, tmp_path / "rpr.ipynb"),
         "limit_then_filter": write_submission(ASSIGNMENT, LIMIT_THEN_FILTER, tmp_path / "ltf.ipynb"),
-    })
+    }, workdir=course, answers_of=class_records.of(ASSIGNMENT))
+    class_records.keep(ASSIGNMENT, course)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
@@ -45,7 +47,8 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     assert grades["limit_then_filter"].points() == {**FULL, "test_first_clicks": 0}
 
     # The whole class was graded on one run's streams, and Spark answered them once: the
-    # solution ran with the run's seed and recorded what the checks asked (tasks 1 and 2's
+    # solution ran with the run's seed (here, or in the run whose record was handed over)
+    # and recorded what the checks asked (tasks 1 and 2's
     # streams drawn from that seed, task 3's restarted query with its checkpoint after each
     # batch, task 4's reference query) for the learners' kernels.
     run = course / "spark-answers" / ASSIGNMENT

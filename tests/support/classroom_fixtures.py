@@ -6,14 +6,22 @@ these fixtures the first grading test of a test process (each pytest-xdist worke
 starts a loopback Connect server and every grading test after it grades against it (:func:`autograder.grading.autograde` reads
 ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
 
-``tests/conftest.py`` imports both fixtures, so every test module that imports
+Chapter 1 is graded by two tests (its grading test and the hostile corpus). A class run
+first runs the solution notebook to record Spark's answers for the class's streams (about
+45 s for chapter 1); ``class_records`` lets the second test grade on the first one's record
+instead of running the solution again, even from the other test process.
+
+``tests/conftest.py`` imports the fixtures, so every test module that imports
 ``autograde`` from ``autograder.grading`` shares the server (the autouse fixture below
 looks for that import); other tests never start it. ``COURSE_SHARED_GRADING_SERVER=0`` turns it off, and an
 ``AUTOGRADER_SPARK_REMOTE`` already set (a server you started yourself) is used as it is.
 """
 from __future__ import annotations
 
+import json
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +55,42 @@ def _grading_tests_share_a_server(request):
     module = getattr(request, "module", None)
     if getattr(module, "autograde", None) is grading.autograde:
         request.getfixturevalue("grading_server")
+
+
+class ClassRecords:
+    """The seeds and Spark's answers recorded by the session's class runs, by assignment.
+
+    ``of(assignment)`` is the folder to hand to ``autograde(..., answers_of=...)``, or None
+    if no test has kept one yet; ``keep(assignment, course)`` keeps a run's record after
+    ``autograde(..., workdir=course)``. The first record kept for an assignment stays.
+    """
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def of(self, assignment: str) -> Path | None:
+        kept = self.folder / assignment
+        return kept if (kept / "answers.json").is_file() else None
+
+    def keep(self, assignment: str, course: Path) -> None:
+        recorded = course / "spark-answers" / assignment
+        answers = recorded / "answers.json"
+        if self.of(assignment) or not answers.is_file() or not json.loads(answers.read_text()):
+            return  # one is kept already, or this run's solution recorded nothing
+        staged = self.folder / f".{assignment}-{os.getpid()}"
+        shutil.copytree(recorded, staged)
+        try:
+            staged.rename(self.folder / assignment)  # whole, or not at all
+        except OSError:
+            shutil.rmtree(staged, ignore_errors=True)  # the other test process was first
+
+
+@pytest.fixture(scope="session")
+def class_records(tmp_path_factory) -> ClassRecords:
+    """The session's :class:`ClassRecords`, shared by both test processes of a run."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # pytest-N/, the folder above each worker's own
+    folder = base / "class-records"
+    folder.mkdir(exist_ok=True)
+    return ClassRecords(folder)
