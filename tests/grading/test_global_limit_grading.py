@@ -29,13 +29,14 @@ FULL = FULL_MARKS[ASSIGNMENT]
 def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
     course = tmp_path / "course"
     # On the hostile corpus's streams when it ran first (tests/support/classroom_fixtures.py).
+    handed_over = class_records.of(ASSIGNMENT)
     grades = autograde(ASSIGNMENT, {
         "solution": solution_notebook(ASSIGNMENT),
         "untouched": release_notebook(ASSIGNMENT),
         "per_batch": write_submission(ASSIGNMENT, PER_BATCH, tmp_path / "per_batch.ipynb"),
         "row_per_record": write_submission(ASSIGNMENT, ROW_PER_RECORD, tmp_path / "rpr.ipynb"),
         "limit_then_filter": write_submission(ASSIGNMENT, LIMIT_THEN_FILTER, tmp_path / "ltf.ipynb"),
-    }, workdir=course, answers_of=class_records.of(ASSIGNMENT))
+    }, workdir=course, answers_of=handed_over)
     class_records.keep(ASSIGNMENT, course)
 
     assert grades["solution"].points() == FULL
@@ -53,6 +54,9 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
     # batch, task 4's reference query) for the learners' kernels.
     run = course / "spark-answers" / ASSIGNMENT
     seed = int((run / "seed").read_text())
+    if handed_over:  # graded on that run's streams and answers, not on a seed of its own
+        assert seed == int((handed_over / "seed").read_text())
+        assert (run / "answers.json").read_text() == (handed_over / "answers.json").read_text()
     recorded = json.loads((run / "answers.json").read_text())
     assert {key.split()[0] for key in recorded} == {"global_limit.limit_run",
                                                     "global_limit.restarted_limit",
