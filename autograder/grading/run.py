@@ -21,21 +21,25 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                 remote: str | None, jobs: int = 2, limits: GradingLimits | None = None,
                 env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
                 progress=None, class_answers: bool = True,
-                keep_answers: bool | None = None) -> dict[str, dict[str, NotebookGrade]]:
+                answers_of: dict[str, Path] | None = None) -> dict[str, dict[str, NotebookGrade]]:
     """Grade ``work`` ({assignment: {learner: notebook}}); resume unless ``force``.
 
     With ``class_answers`` every notebook of an assignment is graded on the same fresh
     streams, and Spark's answers for them are asked once (:mod:`autograder.grading.reference`);
     without, each kernel draws its own streams and asks Spark itself, as stock nbgrader.
-    ``keep_answers``: whether the seed and answers already in the course folder are kept
-    (by default, unless ``force``). One learner's notebook never stops the class: whatever
-    goes wrong is its outcome.
+    ``answers_of`` ({assignment: folder}): the seed and answers of an earlier run to grade an
+    assignment on instead of running its solution again. One learner's notebook never stops
+    the class: whatever goes wrong is its outcome.
     """
     grader = Grader(course, remote=remote, limits=limits, env=env, deny=list(deny))
     results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
     todo = []
+    answers_of = answers_of or {}
     for assignment, submissions in work.items():
         course.prepare(assignment, grader.env)
+        if assignment in answers_of:  # after prepare(), which clears a stale solution's
+            shutil.copytree(answers_of[assignment], course.answers_folder(assignment),
+                            dirs_exist_ok=True)
         for student, notebook in submissions.items():
             ledger = course.ledger(assignment, student)
             if not force and ledger.exists():
@@ -49,7 +53,7 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
             if progress:
                 progress.note(f"{assignment}: running the solution once for Spark's answers ...")
             line = grader.record_answers(
-                assignment, reuse=not force if keep_answers is None else keep_answers)
+                assignment, reuse=not force or assignment in answers_of)
             if progress:
                 progress.note(line)
     if progress:
@@ -100,10 +104,9 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
         root = Path(workdir or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
         course = GradingCourse(root, cell_timeout=cell_timeout)
-        if answers_of:
-            shutil.copytree(answers_of, course.answers_folder(assignment), dirs_exist_ok=True)
         remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs"))
         results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
                               jobs=jobs, limits=limits, env=env, force=True,
-                              class_answers=class_answers, keep_answers=bool(answers_of))
+                              class_answers=class_answers,
+                              answers_of={assignment: answers_of} if answers_of else None)
         return results[assignment]
