@@ -321,9 +321,7 @@ CUT_OUTPUT_BLOCKS = """() => Array.from(document.querySelectorAll('article .cell
 def test_no_output_block_is_cut_at_its_right_edge(site, seen, width):
     cut = {}
     for path in site.pages():
-        page = seen(path, width).page
-        if page.locator(".cell_output .widget-view, .cell_output script[type*=widget]").count():
-            page.wait_for_selector(STEPPER, timeout=20_000)
+        page = seen(path, width).page  # its widgets drawn (seen waits for them)
         found = page.evaluate(CUT_OUTPUT_BLOCKS)
         if found:
             cut[path] = found
