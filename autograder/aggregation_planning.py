@@ -35,7 +35,7 @@ from pyspark.sql import functions as F
 from .answers import spark_answer
 from .driver import StreamRun
 from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, plain_value,
-                       seed_for)
+                       reference_answer, seed_for)
 from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
 from .plan import PlanNode, parse_plan, physical_plan
 from .session import course_session, spark_setting
@@ -89,6 +89,7 @@ def aggregate_mode(node: PlanNode) -> str:
     ``partial_*`` functions build a buffer from input rows (Partial); ``merge_*`` functions
     merge buffers into buffers (PartialMerge); plain names turn buffers into results (Final).
     """
+    reference_answer()
     functions = node.functions
     if functions and all(f.startswith("partial_") for f in functions):
         return "Partial"
@@ -105,6 +106,7 @@ def hash_aggregates(plan: PlanNode) -> list[PlanNode]:
 def aggregation_chain(plan: PlanNode) -> list[str]:
     """The operators from the first hash aggregate up to the sink, source first, each
     hash aggregate written with its mode: ``HashAggregate(Partial)``."""
+    reference_answer()
     names = []
     started = False
     for node in plan.data_flow():
@@ -125,6 +127,7 @@ def keyed_count_run(spark: SparkSession, batches: list[list[str]],
     shuffle partitions for this query only. Spark is asked once per stream (see
     :mod:`autograder.answers`).
     """
+    reference_answer()
     def ask_spark() -> list[dict[str, Any]]:
         facts = []
         with spark_setting(spark, "spark.sql.shuffle.partitions",
@@ -148,6 +151,7 @@ def keyed_count_run(spark: SparkSession, batches: list[list[str]],
 
 def reference_sessions(events: DataFrame, gap_seconds: int) -> DataFrame:
     """The course's answer to task 4, run beside the learner's to know what is right."""
+    reference_answer()
     return (events.withWatermark("ts", WATERMARK_DELAY)
                   .groupBy("user", F.session_window("ts", f"{gap_seconds} seconds"))
                   .agg(F.count("*").alias("events"), F.sum("v").alias("total")))

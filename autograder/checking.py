@@ -13,16 +13,21 @@ Every check of the course does the same few things, in the same way:
   (:func:`side_by_side`);
 * when the learner's own query fails inside Spark, it says so as a lesson, with the one
   line of Spark's error that matters (:func:`query_failed`, :func:`spark_failure_as_lesson`),
-  not a JVM stack trace.
+  not a JVM stack trace; when what failed is not the learner's (a full disk, a bug in the
+  course's code), it decides nothing (:class:`~autograder.feedback.GraderFault`).
 """
 from __future__ import annotations
 
 import contextlib
+import functools
+import sys
 import threading
 from datetime import datetime
 from typing import Any, Callable, Hashable
 
-from .feedback import CheckFailed, check_equal, fresh_seed, plain
+from .feedback import CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain
+from .grading.contract import BORROWED
+from .learner_code import COURSE_DIR, written_by_learner
 from .session import is_connect
 
 #: Where a stream comes from, as a lesson names it (a drawn one says ``seed N``).
@@ -131,12 +136,15 @@ def query_failed(error: BaseException, what: str, *, revisit: str | None = None,
 def spark_failure_as_lesson(what: str, *, revisit: str | None = None,
                             context: str | None = None, batch: int | None = None):
     """Inside this block the learner's query runs: an error from Spark becomes the lesson of
-    :func:`query_failed`; a check's own failure goes through as it is."""
+    :func:`query_failed`; a check's own failure goes through as it is, and so does an error
+    that is not the learner's (a full disk, a bug in the course's code), as
+    :class:`~autograder.feedback.GraderFault`, which decides nothing."""
     try:
         yield
-    except CheckFailed:
+    except (CheckFailed, GraderFault):
         raise
     except Exception as error:  # noqa: BLE001 - the learner's query failed in Spark
+        not_the_learners(error, catcher_frames=2)  # this generator, the with statement
         raise query_failed(error, what, revisit=revisit, context=context, batch=batch) from None
 
 
@@ -150,3 +158,67 @@ def first_line(error: BaseException) -> str:
         if found >= 0:
             return text[found:].splitlines()[0][:300]
     return text.splitlines()[0][:300] if text else type(error).__name__
+
+
+def reference_answer() -> None:
+    """The first line of every reference answer of the course (a function or processor that
+    gives a task's answer away, such as chapter 1's ``limit_run``).
+
+    A learner's code may not hand in the course's answer as its own, whichever way it
+    reaches it (an import, ``getattr``, ``vars``, ``sys.modules``, ``importlib``, a copy of
+    the module's text): what is caught is the *call*, not how the function was found. This
+    raises the audit event :data:`~autograder.grading.contract.BORROWED`, which the grading
+    guard records as a borrowed answer when the grade cell that runs it scores, when
+
+    * the learner's own code called the reference (its nearest caller outside libraries is a
+      notebook's code, or there is none: a thread the learner started), or
+    * a check called it as the learner's answer (the check was handed the reference itself,
+      a ``functools.partial`` of it, or a class built on it).
+
+    A check that calls a reference for its own comparison raises nothing, and outside
+    grading the event has no listener: nothing happens.
+    """
+    frame = sys._getframe(1)
+    code = frame.f_code
+    caller = frame.f_back
+    while caller is not None and not _ours_or_learners(caller.f_code.co_filename):
+        caller = caller.f_back
+    # No caller of ours or the learner's at all: a thread or pool the learner started
+    # runs it (the course starts its own threads from its own code).
+    borrowed = caller is None or written_by_learner(caller.f_code.co_filename)
+    while not borrowed and caller is not None:
+        if caller.f_code.co_name.startswith("check_") and _in_course(caller.f_code.co_filename):
+            answer = caller.f_locals.get(caller.f_code.co_varnames[0]) \
+                if caller.f_code.co_argcount else None
+            borrowed = _runs(answer, code)
+            break
+        caller = caller.f_back
+    if borrowed:
+        sys.audit(BORROWED, f"{frame.f_globals.get('__name__')}.{code.co_qualname}")
+
+
+def _in_course(filename: str) -> bool:
+    return filename.startswith(COURSE_DIR + "/")
+
+
+def _ours_or_learners(filename: str) -> bool:
+    """A frame of the course's or the learner's own files; code Python writes for itself
+    (``<string>``: a dataclass's ``__init__``) counts as neither."""
+    return not filename.startswith("<") and (_in_course(filename) or written_by_learner(filename))
+
+
+def _runs(answer, code, depth: int = 0) -> bool:
+    """Whether calling ``answer`` (a function, a partial, a method, a class) runs ``code``
+    as the answer itself."""
+    if answer is None or depth > 3:
+        return False
+    if getattr(answer, "__code__", None) is code:
+        return True
+    if isinstance(answer, functools.partial):
+        return _runs(answer.func, code, depth + 1)
+    if hasattr(answer, "__func__"):
+        return _runs(answer.__func__, code, depth + 1)
+    if isinstance(answer, type):
+        return any(_runs(member, code, depth + 1) for klass in answer.__mro__
+                   for member in vars(klass).values() if callable(member))
+    return False

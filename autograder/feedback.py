@@ -23,11 +23,12 @@ from __future__ import annotations
 import numbers
 import os
 import random
+import sys
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from .grading.contract import SEED
-from .learner_code import learner_traceback, unfinished_in
+from .grading.contract import GRADER_FAULT, SEED
+from .learner_code import course_fault, learner_traceback, unfinished_in
 
 
 class CheckFailed(AssertionError):
@@ -82,6 +83,34 @@ class TaskNotDone(CheckFailed):
 
     def lesson(self) -> str:
         return self.what
+
+
+class GraderFault(Exception):
+    """Something went wrong that is not the learner's doing: the disk filled up, or the
+    course's own code has a bug (:func:`autograder.learner_code.course_fault`).
+
+    A check that meets one stops without deciding anything about the learner's answer. The
+    grading command learns of it from the kernel's guard (only :func:`not_the_learners`
+    can tell it: an exception of this name raised by anybody else proves nothing), scores
+    nothing for that notebook, and lists it to be graded again, with the cause.
+    """
+
+    def __init__(self, cause: str):
+        self.cause = cause
+        super().__init__(f"not your code's fault: {cause}. The check could not decide; "
+                         "your work is graded again once this is fixed.")
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"⚠ {self}"]
+
+
+def not_the_learners(error: BaseException, *, catcher_frames: int = 1) -> None:
+    """Raise :class:`GraderFault` from ``error`` when it is the course's fault
+    (``catcher_frames``: see :func:`~autograder.learner_code.course_fault`)."""
+    cause = course_fault(error, catcher_frames=catcher_frames)
+    if cause is not None:
+        sys.audit(GRADER_FAULT, cause)  # what the grading command goes by
+        raise GraderFault(cause) from error
 
 
 def plain(value: Any, what: str = "the answer") -> Any:
@@ -151,6 +180,7 @@ def ask(function: Callable, *args: Any, what: str, batch: int | None = None,
     except CheckFailed:
         raise
     except Exception as error:  # noqa: BLE001 - the learner's code failed: say where
+        not_the_learners(error)
         where = unfinished_in(error)
         if where is not None:
             raise TaskNotDone(where) from None

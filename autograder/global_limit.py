@@ -29,8 +29,8 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_checkpoints
 from .driver import StreamRun
-from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, seed_for,
-                       spark_failure_as_lesson)
+from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, reference_answer,
+                       seed_for, spark_failure_as_lesson)
 from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
 from .session import course_session
 from .streams import batch_sizes, numbered_rows
@@ -69,6 +69,7 @@ def limit_run(spark: SparkSession, sizes: list[int], limit: int) -> list[dict]:
     stored in the state store after the batch (``None`` while it holds no row). Spark is
     asked once per stream (see :mod:`autograder.answers`).
     """
+    reference_answer()
     def ask_spark() -> list[dict]:
         facts = []
         with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
@@ -87,6 +88,7 @@ def limit_run(spark: SparkSession, sizes: list[int], limit: int) -> list[dict]:
 
 def stored_count(state_rows) -> int | None:
     """The count the global limit keeps, read from its state rows (None when empty)."""
+    reference_answer()
     if not state_rows:
         return None
     (row,) = state_rows
@@ -218,6 +220,7 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
 # -- task 4: a query with a limit -----------------------------------------------------------------
 def reference_first_clicks(events: DataFrame, n: int) -> DataFrame:
     """The course's answer to task 4, run beside the learner's to know what is right."""
+    reference_answer()
     return events.where(F.col("kind") == "click").limit(n)
 
 
@@ -229,6 +232,7 @@ def _event_batches(rng: random.Random, sizes: list[int]) -> list[list[tuple[int,
 def reference_clicks_per_batch(spark: SparkSession, batches: list[list[tuple[int, str]]],
                                n: int) -> list[list[list]]:
     """The (id, kind) rows :func:`reference_first_clicks` emits in each micro-batch, sorted."""
+    reference_answer()
     def ask_spark() -> list[list[list]]:
         emitted = []
         with StreamRun(spark, EVENTS_SCHEMA, lambda df: reference_first_clicks(df, n)) as run:

@@ -8,6 +8,7 @@ and tells whether an error is the released stub's ``raise NotImplementedError()`
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import sysconfig
@@ -87,3 +88,49 @@ def _innermost(tb: TracebackType | None) -> TracebackType | None:
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
     return tb
+
+
+def course_fault(error: BaseException, *, catcher_frames: int = 1) -> str | None:
+    """Why ``error`` is the course's fault rather than the learner's, or None.
+
+    Two kinds of error say nothing about the learner's code, and a check must never score
+    them: a full disk (Spark could not write its checkpoint or a shuffle file), and an error
+    in the course's own Python (a bug in a check, the driver or a reader), which is any
+    error that is not Spark's, raised in the course's files with none of the learner's lines
+    on the way. A learner's query that Spark refuses is the learner's: Spark's errors are
+    never the course's here, even when no line of the learner's is in their traceback (the
+    course's driver is what started the query).
+    """
+    inside = traceback.extract_tb(error.__traceback__)[catcher_frames:]
+    if any(written_by_learner(frame.filename) for frame in inside):
+        return None  # the learner's own code was on the way, whatever the error says
+    for link in _chain(error):
+        if isinstance(link, OSError) and link.errno in (errno.ENOSPC, errno.EDQUOT) \
+                or "No space left on device" in str(link):
+            return "the disk is full"
+    if _from_spark(error):
+        return None
+    ours = [frame for frame in inside
+            if os.path.abspath(frame.filename).startswith(COURSE_DIR + os.sep)]
+    if not ours:
+        return None
+    where = f"{os.path.relpath(ours[-1].filename, os.path.dirname(COURSE_DIR))}:{ours[-1].lineno}"
+    return f"an error in the course's code ({where}): {type(error).__name__}: {str(error)[:200]}"
+
+
+def _chain(error: BaseException | None):
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        yield error
+        error = error.__cause__ or error.__context__
+
+
+def _from_spark(error: BaseException) -> bool:
+    """Whether ``error`` (or what caused it) is one of Spark's: PySpark's error classes,
+    errors from the JVM, and errors a Connect server sent back."""
+    for link in _chain(error):
+        module = type(link).__module__ or ""
+        if module.startswith(("pyspark", "py4j", "grpc")):
+            return True
+    return False

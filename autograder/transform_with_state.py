@@ -29,7 +29,7 @@ from datetime import timedelta
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
-from .checking import EXAMPLE, FIXED, seed_for, stream_context
+from .checking import EXAMPLE, FIXED, reference_answer, seed_for, stream_context
 from .driver import StreamRun
 from .feedback import check_equal, passed
 from .processor_pair import Build, against_course, query_of, quick_try
@@ -65,6 +65,9 @@ class CourseSessionTracker(StatefulProcessor):
     """The course's session tracker: one value per user and one timer at last event + gap."""
 
     gap_ms: int
+
+    def __post_init__(self):
+        reference_answer()  # the course's answer: never the learner's
 
     def init(self, handle):
         self.handle = handle
@@ -170,6 +173,9 @@ class CourseDedup(StatefulProcessor):
 
     ttl_ms: int
 
+    def __post_init__(self):
+        reference_answer()  # the course's answer: never the learner's
+
     def init(self, handle):
         self.seen = handle.getValueState("course_seen", "seen BOOLEAN", ttlDurationMs=self.ttl_ms)
 
@@ -262,6 +268,9 @@ INITIAL_SCHEMA = "user STRING, n INT"
 class CourseStartingCounts(StatefulProcessor):
     """The course's running count that starts from an initial state, summing its rows."""
 
+    def __init__(self):
+        reference_answer()  # the course's answer: never the learner's
+
     def init(self, handle):
         self.total = handle.getValueState("course_total", "n INT")
 
@@ -347,6 +356,9 @@ class CourseFirstN(StatefulProcessor):
     """The course's per-user limit: one counter per user, rows taken in ``seq`` order."""
 
     n: int
+
+    def __post_init__(self):
+        reference_answer()  # the course's answer: never the learner's
 
     def init(self, handle):
         self.emitted = handle.getValueState("course_emitted", "n INT")

@@ -25,3 +25,10 @@ RECORD_ANSWERS = "AUTOGRADER_RECORD_ANSWERS"
 #: A Spark Connect server to grade against (the tests' shared server); ``SPARK_REMOTE``
 #: itself is left to the session factory.
 SHARED_SERVER = "AUTOGRADER_SPARK_REMOTE"
+#: The audit event a reference answer of the course raises when a learner's answer runs it
+#: (:func:`autograder.checking.reference_answer`); the kernel's guard records it.
+BORROWED = "autograder.reference_borrowed"
+#: The audit event the course's checks raise when what failed is not the learner's
+#: (:class:`autograder.feedback.GraderFault`); the kernel's guard records it, and the
+#: command grades that notebook again instead of scoring it.
+GRADER_FAULT = "autograder.grader_fault"

@@ -19,7 +19,9 @@ function the grading command calls:
   (or to connect SQLite to them), to walk the garbage collector (where the hook's own
   references live), to add another audit hook, to rewrite a check function's code, to set
   a trace function while a check runs, and, under a shared Spark Connect server, to start
-  processes. At the start of each grade cell it puts back every function of the
+  processes. It also records every reference answer of the course that runs as the
+  learner's answer while a grade cell runs, however the learner reached it
+  (:func:`autograder.checking.reference_answer`). At the start of each grade cell it puts back every function of the
   ``autograder`` package, the builtins and IPython's traceback display as they were before
   the learner's first cell ran (and clears a trace function a learner's cell left), and
   notes what it had to repair; at the end of each grade cell it looks again (a check's

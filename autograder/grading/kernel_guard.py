@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 
-from .contract import GUARD_DENY, GUARD_LOG
+from .contract import BORROWED, GRADER_FAULT, GUARD_DENY, GUARD_LOG
 
 #: The statements put around each grade cell while it runs (never saved in the notebook).
 START_MARK = "__autograder_grade_cell__"
@@ -62,6 +62,9 @@ def install(checked: list[str] = ("autograder",)) -> None:
     pristine_class = {cls: {name: vars(cls)[name] for name in shell_names if name in vars(cls)}
                       for cls in (shell_class.__mro__ if shell_class else ())}
     state = {"cell": None, "resetting": False}
+    borrowed: set = set()
+    feedback = sys.modules.get("autograder.feedback")
+    fault_source = getattr(feedback, "__file__", None) or "?"
 
     def clear_tracing() -> None:
         """A trace or profile function a learner's cell left would run inside the checks:
@@ -166,6 +169,17 @@ def install(checked: list[str] = ("autograder",)) -> None:
             if state["cell"] is not None and not state["resetting"]:
                 log("denied", what=f"{event} while a check runs")
                 raise PermissionError("grading: no tracing while a check runs")
+        elif event == BORROWED:
+            # a reference answer ran as the learner's answer (autograder.checking.
+            # reference_answer): only while a grade cell runs does it earn points
+            if state["cell"] is not None and (state["cell"], args[0]) not in borrowed:
+                borrowed.add((state["cell"], args[0]))  # once per grade cell is enough
+                log("borrowed", what=f"the course's answer {args[0]}")
+        elif event == GRADER_FAULT:
+            # believed only from the course's own feedback module, not from a learner's
+            # sys.audit (or a copy of the module): a fault is never scored
+            if sys._getframe(1).f_code.co_filename == fault_source:
+                log("fault", what=str(args[0])[:300])
         elif event == "sys.addaudithook":
             log("denied", what="sys.addaudithook")
             raise RuntimeError("grading: the grading guard is the only audit hook")

@@ -50,7 +50,7 @@ def runtime_cheats(events: list[dict], grade_ids: list[str]) -> tuple[list[str],
         kind, cell = event.get("event"), event.get("cell")
         if kind == "end":
             last_end = cell
-        elif kind in ("tamper", "denied", "garbled"):
+        elif kind in ("tamper", "denied", "garbled", "borrowed"):
             where = cell or (f"after {last_end}" if last_end else "before the first grade cell")
             flags.append(f"{where}: {kind} {event.get('what', '')}".rstrip())
             if cell in grade_ids:

@@ -193,6 +193,22 @@ CASES: dict[str, Case] = {
         "def predict_emitted(sizes, limit):\n"
         "    return [batch['emitted'] for batch in limit_run(spark, sizes, limit)]\n")},
         solved=("predict_state",)), ZERO, flagged=True),
+    # the course's reference reached at run time, where no scan of the text sees it: the
+    # guard records the call (autograder.checking.reference_answer), whichever the route
+    "borrows_through_sys_modules": Case(notebook({"predict_emitted": (
+        "import sys\n"
+        "def predict_emitted(sizes, limit):\n"
+        "    __import__('autograder.glob' + 'al_limit')\n"
+        "    found = getattr(sys.modules['autograder.glob' + 'al_limit'], 'limit' + '_run')\n"
+        "    return [batch['emitted'] for batch in found(spark, sizes, limit)]\n")},
+        solved=("predict_state",)), ZERO, flagged=True),
+    "hands_in_the_reference": Case(notebook({"first_clicks": (
+        "import functools, importlib\n"
+        "module = importlib.import_module('autograder.glob' + 'al_limit')\n"
+        "first_clicks = functools.partial(vars(module)['reference_' + 'first_clicks'])\n")},
+        solved=("predict_emitted", "predict_state")),
+        {**ZERO, "test_predict_emitted": FULL["test_predict_emitted"],
+         "test_predict_state": FULL["test_predict_state"]}, flagged=True),
     # -- honest learners graded beside them -----------------------------------------------
     "honest": Case(lambda target: Path(target).write_bytes(
         solution_notebook(ASSIGNMENT).read_bytes()) and target, FULL),

@@ -1,0 +1,82 @@
+"""What is not the learner's fault is never scored as theirs.
+
+A check that meets a full disk or a bug in the course's own code raises
+:class:`autograder.feedback.GraderFault`, which decides nothing, instead of a lesson that
+costs points; the grading guard records it, and the grading command grades the notebook
+again. An error of the learner's own code stays the learner's, whatever it says, and a
+learner cannot fake a fault to escape grading.
+"""
+import errno
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autograder.checking import spark_failure_as_lesson
+from autograder.feedback import CheckFailed, GraderFault, ask
+from autograder.grading.contract import GUARD_DENY, GUARD_LOG
+from autograder.grading.kernel_guard import END_MARK, START_MARK
+from autograder.plan import parse_plan
+
+
+def test_a_bug_in_the_courses_code_is_a_grader_fault_naming_the_line():
+    with pytest.raises(GraderFault, match=r"an error in the course's code \(autograder/plan\.py:\d+\)"):
+        with spark_failure_as_lesson("your query"):
+            parse_plan(None)  # the course's plan reader, given what it cannot read
+
+
+def test_the_learners_own_error_stays_a_lesson_even_when_it_claims_a_full_disk():
+    def predict(sizes, limit):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(CheckFailed, match="predict raised an error") as failed:
+        ask(predict, [1], 1, what="predict")
+    assert not isinstance(failed.value, GraderFault)
+
+    def hands_in_a_fault(sizes, limit):
+        raise GraderFault("the disk is full")
+
+    with pytest.raises(CheckFailed, match="raised an error"):
+        ask(hands_in_a_fault, [1], 1, what="predict")
+
+
+KERNEL = f"""
+import sys
+from autograder.grading import kernel_guard
+kernel_guard.install(["autograder", "autograder.feedback"])
+ns = {{}}
+def cell(source):
+    exec(compile(source, "/tmp/ipykernel_0/cell.py", "exec"), ns)
+cell("{START_MARK} = 'test_predict'")
+cell(sys.argv[1])
+cell("{END_MARK} = 'test_predict'")
+"""
+
+
+def _guard_events(tmp_path, source: str) -> list[dict]:
+    log = tmp_path / "guard.jsonl"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, GUARD_LOG: str(log), GUARD_DENY: ""}
+    subprocess.run([sys.executable, "-c", KERNEL, source], env=env, check=True, timeout=120)
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_the_guard_records_a_fault_the_courses_checks_raise_and_no_other(tmp_path):
+    real = ("from autograder.checking import spark_failure_as_lesson\n"
+            "from autograder.plan import parse_plan\n"
+            "try:\n    with spark_failure_as_lesson('q'):\n        parse_plan(None)\n"
+            "except Exception as e:\n    print(type(e).__name__)\n")
+    faults = [e for e in _guard_events(tmp_path, real) if e["event"] == "fault"]
+    assert [e["cell"] for e in faults] == ["test_predict"]
+    assert "autograder/plan.py" in faults[0]["what"]
+
+    fake = ("import sys\n"
+            "sys.audit('autograder.grader_fault', 'the disk is full')\n"
+            "import autograder.feedback as f\n"
+            "ns = {'__name__': 'copy', '__package__': 'autograder'}\n"
+            "exec(open(f.__file__).read(), ns)\n"
+            "try:\n    ns['not_the_learners'](OSError(28, 'No space left on device'))\n"
+            "except Exception:\n    pass\n")
+    assert [e for e in _guard_events(tmp_path, fake) if e["event"] == "fault"] == []
