@@ -34,6 +34,7 @@ _PUBLIC = {
     "CellScore": "results", "NotebookGrade": "results", "summary_table": "results",
     "GRADED": "results", "NOT_A_NOTEBOOK": "results", "TIMED_OUT": "results",
     "KERNEL_DIED": "results", "DISK_FULL": "results", "FAILED": "results",
+    "GRADER_FAULT": "results", "GradingSpark": "spark",
     "find_submissions": "cli", "main": "cli",
 }
 __all__ = sorted(_PUBLIC)

@@ -97,8 +97,11 @@ class _Process:
                            f"see {self.log}:\n{_tail(self.log)}")
 
     def stop(self, grace: float = 10.0) -> None:
-        """SIGTERM to the whole group, then SIGKILL if it does not go."""
+        """SIGTERM to the whole group, then SIGKILL if it does not go. A process that
+        died by itself may have left its group behind (Python workers): they are killed."""
         if self.popen.poll() is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.popen.pid, signal.SIGKILL)
             return
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
             with contextlib.suppress(ProcessLookupError):
@@ -178,7 +181,18 @@ class ConnectServer:
 
     @property
     def running(self) -> bool:
-        return self._process is not None and self._process.popen.poll() is None
+        """Whether the server's process is alive and still takes connections."""
+        return self._process is not None and self._process.popen.poll() is None \
+            and _listening(self.port)
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.popen.pid if self._process else None
+
+    def restart(self) -> None:
+        """Stop what is left of the server and start it again on the same port."""
+        self.stop()
+        self.start()
 
     def __enter__(self) -> "ConnectServer":
         return self.start()

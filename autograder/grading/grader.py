@@ -16,19 +16,21 @@ from .contract import GUARD_DENY, GUARD_LOG, JVM_LOG
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
 from .processes import GradingLimits, kill_tree, last_error, run_watched
 from .reference import record_answers
-from .results import FAILED, GRADED, KERNEL_DIED, NOT_A_NOTEBOOK, NotebookGrade
-from .spark import session_url
+from .results import FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK, NotebookGrade
+from .spark import GradingSpark, session_url
 from .verdict import cells_out_of_time, cheats, without_duplicate_ids
 
 
 class Grader:
-    """Grades submissions of one course folder against one Spark (local or a Connect URL)."""
+    """Grades submissions of one course folder against one Spark (local, or a Connect
+    server: a :class:`~autograder.grading.spark.GradingSpark` or its URL)."""
 
-    def __init__(self, course: GradingCourse, *, remote: str | None = None,
+    def __init__(self, course: GradingCourse, *, remote: GradingSpark | str | None = None,
                  limits: GradingLimits | None = None, env: dict[str, str] | None = None,
                  deny: list[Path] = ()):
         self.course = course
-        self.remote = remote
+        self.spark = remote if isinstance(remote, GradingSpark) or remote is None \
+            else GradingSpark(remote)
         self.limits = limits or GradingLimits()
         self.env = nbgrader_env(env)
         self.deny = [COURSE_ROOT / "solutions", course.root, *deny]
@@ -36,6 +38,11 @@ class Grader:
         self._cancelled = threading.Event()
         #: What every notebook of an assignment is graded with: the run's seed, its answers.
         self.assignment_env: dict[str, dict[str, str]] = {}
+
+    @property
+    def remote(self) -> str | None:
+        """The Connect URL notebooks are graded against (None: a local Spark each)."""
+        return self.spark.url if self.spark else None
 
     def record_answers(self, assignment: str, *, reuse: bool = True) -> str:
         """Run the solution once for the class's seed and Spark's answers
@@ -46,6 +53,22 @@ class Grader:
         self.assignment_env[assignment] = given
         return line
 
+    def recover(self, fault: str, progress=None) -> bool:
+        """Whether a notebook that ``fault`` spoiled can be graded again now: when the
+        Connect server is gone, it is started again first. A fault of another kind (a bug
+        in the course's code) would only happen again: that notebook waits for the next run."""
+        if self.spark is None or "Spark Connect server" not in fault:
+            return False
+        if self.spark.alive():
+            return True  # another notebook's fault has restarted it already
+        if progress:
+            progress.note(f"the Spark Connect server at {self.spark.url} stopped: starting it again")
+        restarted = self.spark.restart()
+        if progress:
+            progress.note("... it runs again" if restarted else
+                          "... it could not be started again: the notebooks left are not graded")
+        return restarted
+
     def cancel(self) -> None:
         """Stop every notebook being graded now (Ctrl-C)."""
         self._cancelled.set()
@@ -53,11 +76,16 @@ class Grader:
             kill_tree(process.pid)
 
     def grade(self, assignment: str, student: str, notebook: Path) -> NotebookGrade:
-        """Grade one notebook and write it down in the ledger (what makes a run resumable)."""
+        """Grade one notebook and write it down in the ledger (what makes a run resumable).
+        A grade the grader's own fault spoiled is not written down: the next run grades the
+        notebook again."""
         start = time.monotonic()
         grade = self._grade(assignment, student, Path(notebook))
         grade.seconds = round(time.monotonic() - start, 1)
         ledger = self.course.ledger(assignment, student)
+        if grade.outcome == GRADER_FAULT:
+            ledger.unlink(missing_ok=True)
+            return grade
         ledger.parent.mkdir(parents=True, exist_ok=True)
         record = {"submission_sha256": file_digest(notebook), **grade.to_json()}
         partial = ledger.with_suffix(".tmp")
@@ -91,6 +119,12 @@ class Grader:
         guard_log.parent.mkdir(parents=True, exist_ok=True)
         guard_log.unlink(missing_ok=True)
         outcome, detail = self._autograde(assignment, student, guard_log, autograded)
+        if outcome == GRADED:
+            faults = graders_faults(read_log(guard_log), grade_ids)
+            if faults:
+                outcome, detail = GRADER_FAULT, "; ".join(faults)
+        if outcome == GRADER_FAULT:
+            return NotebookGrade(student, {}, GRADER_FAULT, detail=detail)
 
         if outcome != GRADED or not (autograded / name).exists():
             if outcome == GRADED:
@@ -115,6 +149,13 @@ class Grader:
         """nbgrader's ``autograde`` of one submission, in its own temporary folder and
         Connect session; retried once if another notebook held the gradebook's lock."""
         workdir = Path(tempfile.mkdtemp(prefix=f"grading-{student}-"))
+        spark, generation = self.spark, self.spark.generation if self.spark else 0
+
+        def server_lost() -> str | None:
+            if spark is None or (spark.generation == generation and spark.alive()):
+                return None
+            return "the Spark Connect server stopped while this notebook was graded"
+
         url = session_url(self.remote) if self.remote else None
         env = {**self._kernel_env(assignment, workdir, url), GUARD_LOG: str(guard_log),
                GUARD_DENY: os.pathsep.join(str(p) for p in self.deny)}
@@ -127,16 +168,21 @@ class Grader:
                 outcome, detail, _ = run_watched(
                     command, cwd=self.course.root, env=env, log=log,
                     watched=[workdir, autograded], limits=self.limits,
-                    started=lambda process: self._running.__setitem__(student, process))
+                    started=lambda process: self._running.__setitem__(student, process),
+                    fault=server_lost)
                 self._running.pop(student, None)
                 if self._cancelled.is_set():
                     raise KeyboardInterrupt
+                lost = server_lost()
+                if lost:  # it may have died just as the notebook ended
+                    outcome, detail = GRADER_FAULT, lost
+                if outcome == GRADER_FAULT:
+                    break
                 if not (outcome == GRADED and "database is locked" in log.read_text(errors="replace")):
                     break  # else another notebook was saving its grades: once more
         finally:
-            if url:
-                from .connect_server import release_session
-                left = release_session(url)
+            if url and spark.alive():  # a dead server has no session to release
+                left = _release(url)
                 if left:
                     detail = _also(detail, f"left {len(left)} streaming query(ies) running (stopped)")
             shutil.rmtree(workdir, ignore_errors=True)
@@ -150,6 +196,26 @@ class Grader:
         if url:
             env["SPARK_REMOTE"] = url
         return env
+
+
+def _release(url: str, timeout: float = 60.0) -> list[str]:
+    """Release a notebook's Connect session (:func:`~.connect_server.release_session`),
+    waiting ``timeout`` seconds at most: a server that stops answering must not hold the
+    class."""
+    from .connect_server import release_session
+
+    stopped: list[str] = []
+    worker = threading.Thread(target=lambda: stopped.extend(release_session(url)), daemon=True)
+    worker.start()
+    worker.join(timeout)
+    return stopped
+
+
+def graders_faults(events: list[dict], grade_ids: list[str]) -> list[str]:
+    """What the checks said was not the learner's fault while a grade cell ran, as the
+    kernel's guard recorded it (:class:`autograder.feedback.GraderFault`)."""
+    return [f"{event['cell']}: {event.get('what', '')}" for event in events
+            if event.get("event") == "fault" and event.get("cell") in grade_ids]
 
 
 def _also(detail: str, more: str) -> str:

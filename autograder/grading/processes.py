@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .results import DISK_FULL, GRADED, TIMED_OUT
+from .results import DISK_FULL, GRADED, GRADER_FAULT, TIMED_OUT
 
 
 @dataclass
@@ -30,11 +30,14 @@ class GradingLimits:
 def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], log: Path,
                 watched: list[Path], limits: GradingLimits,
                 started: Callable[[subprocess.Popen], None] = lambda process: None,
+                fault: Callable[[], str | None] = lambda: None,
                 ) -> tuple[str, str, int | None]:
     """Run ``command`` with its output in ``log``; return (outcome, detail, exit code).
 
     The outcome is GRADED when the process ended by itself, TIMED_OUT or DISK_FULL when it
-    was stopped. Whatever it started is killed on the way out, Ctrl-C included.
+    was stopped, GRADER_FAULT when ``fault()``, asked every second, named a fault of the
+    grader's own (the Spark it grades against is gone). Whatever it started is killed on
+    the way out, Ctrl-C included.
     """
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out,
@@ -42,13 +45,14 @@ def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], log: Path
                                    start_new_session=True)
     started(process)
     try:
-        outcome, detail = _watch(process, watched, limits)
+        outcome, detail = _watch(process, watched, limits, fault)
     finally:
         kill_tree(process.pid)  # a kernel nbgrader could not shut down
     return outcome, detail, process.returncode
 
 
-def _watch(process: subprocess.Popen, watched: list[Path], limits: GradingLimits) -> tuple[str, str]:
+def _watch(process: subprocess.Popen, watched: list[Path], limits: GradingLimits,
+           fault: Callable[[], str | None]) -> tuple[str, str]:
     deadline = time.monotonic() + limits.submission_timeout
     next_disk_check = 0.0
     while True:
@@ -66,6 +70,10 @@ def _watch(process: subprocess.Popen, watched: list[Path], limits: GradingLimits
             if used > limits.disk_limit_mb:
                 kill_tree(process.pid)
                 return DISK_FULL, f"wrote {used:.0f} MB (limit {limits.disk_limit_mb:.0f} MB)"
+            cause = fault()
+            if cause:
+                kill_tree(process.pid)
+                return GRADER_FAULT, cause
             next_disk_check = now + 1.0
 
 

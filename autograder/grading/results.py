@@ -10,6 +10,10 @@ TIMED_OUT = "out of time"
 KERNEL_DIED = "kernel died"
 DISK_FULL = "disk limit"
 FAILED = "grading failed"
+#: The grader's own fault (its Spark died, the disk filled up, a bug in the course's code):
+#: nothing was decided about the learner's work, no grade is kept, and the notebook is
+#: graded again (once in the same run; a later run of the command grades it again too).
+GRADER_FAULT = "grader's fault, to regrade"
 
 
 @dataclass
@@ -71,8 +75,13 @@ def summary_table(results: dict[str, dict[str, NotebookGrade]]) -> str:
             cells = [str(c).ljust(w) for c, w in zip(row, widths)] + row[len(widths):]
             lines.append("  ".join(cells))
         flagged = [s for s, g in grades.items() if g.flags]
-        failed = [s for s, g in grades.items() if g.outcome != GRADED]
-        lines.append(f"{len(grades)} graded, {len(flagged)} flagged for cheating "
+        ours = [s for s, g in grades.items() if g.outcome == GRADER_FAULT]
+        failed = [s for s, g in grades.items() if g.outcome not in (GRADED, GRADER_FAULT)]
+        lines.append(f"{len(grades) - len(ours)} graded, {len(flagged)} flagged for cheating "
                      f"({', '.join(sorted(flagged)) or 'none'}), {len(failed)} not run to the end "
                      f"({', '.join(sorted(failed)) or 'none'})")
+        if ours:
+            lines.append(f"{len(ours)} NOT graded because of the grader's own fault, not "
+                         f"theirs ({', '.join(sorted(ours))}): fix the cause shown above and run "
+                         "the same command again; it grades only these")
     return "\n".join(lines)

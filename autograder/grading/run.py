@@ -6,19 +6,22 @@ import json
 import os
 import shutil
 import tempfile
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from .contract import SHARED_SERVER
 from .course import GradingCourse, file_digest
 from .grader import Grader
 from .processes import GradingLimits
-from .results import FAILED, NotebookGrade
-from .spark import grading_spark
+from .results import FAILED, GRADER_FAULT, NotebookGrade
+from .spark import GradingSpark, grading_spark
+
+#: How often one notebook is graded again in a run after the grader's own fault spoiled it.
+REGRADES = 1
 
 
 def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
-                remote: str | None, jobs: int = 2, limits: GradingLimits | None = None,
+                remote: GradingSpark | str | None, jobs: int = 2, limits: GradingLimits | None = None,
                 env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
                 progress=None, class_answers: bool = True,
                 answers_of: dict[str, Path] | None = None) -> dict[str, dict[str, NotebookGrade]]:
@@ -29,7 +32,9 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     without, each kernel draws its own streams and asks Spark itself, as stock nbgrader.
     ``answers_of`` ({assignment: folder}): the seed and answers of an earlier run to grade an
     assignment on instead of running its solution again. One learner's notebook never stops
-    the class: whatever goes wrong is its outcome.
+    the class: whatever goes wrong is its outcome. When the grader is at fault instead (its
+    Connect server died), the server is started again and every notebook the outage touched
+    is graded again (:data:`REGRADES` times at most), so nobody is scored for it.
     """
     grader = Grader(course, remote=remote, limits=limits, env=env, deny=list(deny))
     results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
@@ -59,19 +64,31 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     if progress:
         progress.start(len(todo), skipped=sum(map(len, results.values())))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    regraded: dict[tuple, int] = {}
     try:
-        futures = {pool.submit(grader.grade, *item): item for item in todo}
-        for future in as_completed(futures):
-            assignment, student, _ = futures[future]
-            try:
-                grade = future.result()
-            except KeyboardInterrupt:
-                raise
-            except Exception as error:  # noqa: BLE001 - one learner never stops the class
-                grade = NotebookGrade(student, {}, FAILED, detail=f"{type(error).__name__}: {error}")
-            results[assignment][student] = grade
-            if progress:
-                progress.advance(assignment, grade)
+        pending = {pool.submit(grader.grade, *item): item for item in todo}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                item = pending.pop(future)
+                assignment, student, _ = item
+                try:
+                    grade = future.result()
+                except KeyboardInterrupt:
+                    raise
+                except Exception as error:  # noqa: BLE001 - one learner never stops the class
+                    grade = NotebookGrade(student, {}, FAILED,
+                                          detail=f"{type(error).__name__}: {error}")
+                if grade.outcome == GRADER_FAULT and regraded.get(item, 0) < REGRADES \
+                        and grader.recover(grade.detail, progress):
+                    regraded[item] = regraded.get(item, 0) + 1
+                    if progress:
+                        progress.note(f"{assignment}/{student}: {grade.detail}; graded again")
+                    pending[pool.submit(grader.grade, *item)] = item
+                    continue
+                results[assignment][student] = grade
+                if progress:
+                    progress.advance(assignment, grade)
     except BaseException:
         grader.cancel()
         pool.shutdown(wait=True, cancel_futures=True)

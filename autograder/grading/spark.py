@@ -1,14 +1,61 @@
-"""The Spark a grading run uses, and each notebook's own session of it."""
+"""The Spark a grading run uses, whether it is still there, and each notebook's session."""
 from __future__ import annotations
 
 import contextlib
+import socket
+import threading
 import uuid
 from pathlib import Path
+from urllib.parse import urlparse
+
+
+class GradingSpark:
+    """The Spark Connect server a run grades against, watched.
+
+    A notebook graded while the server died was not graded at all: the grading command asks
+    :meth:`alive` while each notebook runs and when it ends, and :meth:`generation` tells a
+    notebook that started before a restart from one that started after it. A server this
+    run started itself (``server``) is restarted by :meth:`restart`; a server somebody else
+    runs (an ``sc://`` URL) cannot be, and the run stops with what it has graded.
+    """
+
+    def __init__(self, url: str, server=None):
+        self._url, self.server = url, server
+        self.generation = 0
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return self._url
+
+    def alive(self) -> bool:
+        if self.server is not None:
+            return self.server.running
+        address = urlparse(self._url.replace("sc://", "http://", 1).split("/;")[0])
+        with socket.socket() as probe:
+            probe.settimeout(2)
+            return probe.connect_ex((address.hostname or "127.0.0.1", address.port or 15002)) == 0
+
+    def restart(self) -> bool:
+        """Make sure a server runs again; return whether one does. Several notebooks may
+        ask at once: the first restarts it, the others find it running."""
+        with self._lock:
+            if self.alive():
+                return True  # restarted by another notebook's fault, or never really down
+            if self.server is None:
+                return False
+            try:
+                self.server.restart()
+            except Exception:  # noqa: BLE001 - reported by the caller as a failed restart
+                return False
+            self.generation += 1
+            return True
 
 
 @contextlib.contextmanager
 def grading_spark(spark: str | None, log_dir: Path | None = None):
-    """Yield the Connect URL to grade against (or None for a local Spark per notebook).
+    """Yield the :class:`GradingSpark` to grade against (or None for a local Spark per
+    notebook).
 
     ``spark`` is ``"server"`` (start a loopback Connect server, ``local[2]``), ``"local"``
     (no server: each kernel starts its own Spark, like stock nbgrader), ``"standalone"``
@@ -21,15 +68,15 @@ def grading_spark(spark: str | None, log_dir: Path | None = None):
     if spark in (None, "local"):
         yield None
     elif spark.startswith("sc://"):
-        yield spark
+        yield GradingSpark(spark)
     elif spark == "server" or spark.startswith("spark://") or spark.startswith("local"):
         master = "local[2]" if spark == "server" else spark
         with ConnectServer(master, log_dir=log_dir) as server:
-            yield server.url
+            yield GradingSpark(server.url, server)
     elif spark == "standalone":
         with StandaloneCluster(log_dir=log_dir) as cluster, \
                 ConnectServer(cluster.url, log_dir=log_dir) as server:
-            yield server.url
+            yield GradingSpark(server.url, server)
     else:
         raise ValueError(f"unknown Spark for grading: {spark!r}")
 
