@@ -50,7 +50,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterator
 
-from .grading.contract import ANSWERS, RECORD_ANSWERS
+from .contract import ANSWERS, RECORD_ANSWERS
 
 
 def _recorded() -> MappingProxyType:

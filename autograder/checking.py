@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any, Callable, Hashable
 
 from .feedback import CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain
-from .grading.contract import BORROWED
+from .contract import BORROWED
 from .learner_code import COURSE_DIR, written_by_learner
 from .session import is_connect
 
@@ -167,7 +167,7 @@ def reference_answer() -> None:
     A learner's code may not hand in the course's answer as its own, whichever way it
     reaches it (an import, ``getattr``, ``vars``, ``sys.modules``, ``importlib``, a copy of
     the module's text): what is caught is the *call*, not how the function was found. This
-    raises the audit event :data:`~autograder.grading.contract.BORROWED`, which the grading
+    raises the audit event :data:`~autograder.contract.BORROWED`, which the grading
     guard records as a borrowed answer when the grade cell that runs it scores, when
 
     * the learner's own code called the reference (its nearest caller outside libraries is a

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from .grading.contract import GRADER_FAULT, SEED
+from .contract import GRADER_FAULT, SEED
 from .learner_code import course_fault, learner_traceback, unfinished_in
 
 

@@ -24,7 +24,7 @@ from typing import Iterator
 
 from pyspark.sql import SparkSession
 
-from .grading.contract import JVM_LOG
+from .contract import JVM_LOG
 
 #: Log configuration for the JVM: errors only, written to stdout (see the file itself).
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")

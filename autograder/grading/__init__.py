@@ -15,13 +15,13 @@ and a maintainer finds one concern per module:
 ``verdict``            after the run: which tasks a cheat touched, cells out of time
 ``spark``              the Spark of a run (a Connect server) and each notebook's session
 ``connect_server``     starting Spark Connect servers and standalone clusters
-``contract``           the environment variables the command and the kernels share
 ``results``            what grading a notebook ends with; the summary table
 ``cli``                the command line
 =====================  ================================================================
 
-Importing this package costs nothing: a learner's kernel imports :mod:`.contract` and
-:mod:`.kernel_guard` from it. The names below are loaded when first used.
+Importing this package costs nothing: a learner's kernel imports :mod:`.kernel_guard` from
+it (and :mod:`autograder.contract`, the names the command and the kernels share, which
+lives with the toolkit). The names below are loaded when first used.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from .contract import GUARD_DENY, GUARD_LOG, JVM_LOG
+from ..contract import GUARD_DENY, GUARD_LOG, JVM_LOG
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
 from .processes import GradingLimits, kill_tree, last_error, run_watched
 from .reference import record_answers

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 
-from .contract import BORROWED, GRADER_FAULT, GUARD_DENY, GUARD_LOG
+from ..contract import BORROWED, GRADER_FAULT, GUARD_DENY, GUARD_LOG
 
 #: The statements put around each grade cell while it runs (never saved in the notebook).
 START_MARK = "__autograder_grade_cell__"

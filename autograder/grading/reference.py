@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .contract import ANSWERS, RECORD_ANSWERS, SEED
+from ..contract import ANSWERS, RECORD_ANSWERS, SEED
 from .course import GradingCourse
 from .processes import GradingLimits, last_error, run_watched
 from .results import GRADED

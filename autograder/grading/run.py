@@ -9,7 +9,7 @@ import tempfile
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from .contract import SHARED_SERVER
+from ..contract import SHARED_SERVER
 from .course import GradingCourse, file_digest
 from .grader import Grader
 from .processes import GradingLimits

@@ -16,7 +16,7 @@ import textwrap
 
 import pytest
 
-from autograder.grading.contract import GUARD_DENY, GUARD_LOG
+from autograder.contract import GUARD_DENY, GUARD_LOG
 from autograder.grading.kernel_guard import END_MARK, START_MARK
 
 ROUTES = {

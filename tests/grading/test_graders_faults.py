@@ -16,7 +16,7 @@ import pytest
 
 from autograder.checking import spark_failure_as_lesson
 from autograder.feedback import CheckFailed, GraderFault, ask
-from autograder.grading.contract import GUARD_DENY, GUARD_LOG
+from autograder.contract import GUARD_DENY, GUARD_LOG
 from autograder.grading.kernel_guard import END_MARK, START_MARK
 from autograder.plan import parse_plan
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from autograder import grading
-from autograder.grading.contract import SHARED_SERVER
+from autograder.contract import SHARED_SERVER
 from autograder.grading.connect_server import ConnectServer
 
 

@@ -1,6 +1,8 @@
 """What the grading command and a learner's kernel agree on.
 
-A grading run talks to each kernel it starts through environment variables, and both
+It lives with the toolkit, not in :mod:`autograder.grading`: the toolkit reads these names
+in every kernel, and the grading machinery is the side that needs the toolkit, never the
+other way round. A grading run talks to each kernel it starts through environment variables, and both
 sides import their names from here: the command sets them (:mod:`autograder.grading.grader`,
 :mod:`autograder.grading.reference`), the course's toolkit reads them inside the kernel
 (:mod:`autograder.feedback`, :mod:`autograder.session`, :mod:`autograder.answers`,
