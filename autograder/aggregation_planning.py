@@ -307,7 +307,8 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
         context = f"micro-batches of keys {batches} ({label})"
         answer = ask(predict, [list(b) for b in batches], what="predict_counts", context=context)
         truth = keyed_count_run(spark, batches, partitions)
-        got = answer_per_batch(answer, len(truth), "predict_counts' answer", context)
+        got = answer_per_batch(answer, len(truth), "predict_counts' answer", context,
+                               revisit=REVISIT_RESTORE_SAVE)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             mine = batch_dict(mine, batch_id, context)
             check_equal(mine.get("state"), spark_did["state"],
@@ -341,7 +342,8 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
         answer = ask(predict, [list(b) for b in batches], partitions, what="predict_metrics",
                      context=context)
         truth = keyed_count_run(spark, batches, partitions)
-        got = answer_per_batch(answer, len(truth), "predict_metrics' answer", context)
+        got = answer_per_batch(answer, len(truth), "predict_metrics' answer", context,
+                               revisit=REVISIT_RESTORE_SAVE)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             mine = batch_dict(mine, batch_id, context)
             for field in METRIC_FIELDS:

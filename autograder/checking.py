@@ -68,7 +68,7 @@ def answer_per_batch(answer: Any, batches: int, what: str, context: str, *,
     answer = plain(answer, what)
     if type(answer) is not list:
         raise CheckFailed(f"{what} must be a list, one entry per micro-batch", "a list",
-                          answer, context=context)
+                          answer, context=context, revisit=revisit)
     how_many = "how many micro-batches your answer covers"
     if kinds:
         how_many += f" (Spark ran: {kinds})"

@@ -123,7 +123,7 @@ def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, lis
 
 
 def _each_batch_beside_spark(predict, what: str, *, example: bool, seed: int | None,
-                             streams: int):
+                             streams: int, revisit: str):
     """For every micro-batch of every stream a check runs: the stream's number and
     description, the batch's id, the learner's answer for it and Spark's record of it
     (:func:`limit_run`)."""
@@ -131,7 +131,7 @@ def _each_batch_beside_spark(predict, what: str, *, example: bool, seed: int | N
     for number, (context, sizes, limit) in enumerate(_cases(example, seed, streams), 1):
         answer = ask(predict, list(sizes), limit, what=what, context=context)
         truth = limit_run(spark, sizes, limit)
-        got = answer_per_batch(answer, len(truth), f"{what}'s answer", context)
+        got = answer_per_batch(answer, len(truth), f"{what}'s answer", context, revisit=revisit)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
             yield number, context, batch_id, mine, spark_did
 
@@ -142,7 +142,8 @@ def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
                            example: bool = False) -> None:
     """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
     for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
-            predict, "predict_emitted", example=example, seed=seed, streams=streams):
+            predict, "predict_emitted", example=example, seed=seed, streams=streams,
+            revisit=REVISIT_GLOBAL):
         check_equal(mine, spark_did["emitted"], "rows emitted by this micro-batch",
                     batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
     passed(f"the emitted rows match Spark on {checked} stream(s)")
@@ -157,7 +158,8 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
                           example: bool = False) -> None:
     """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
     for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
-            predict, "predict_state", example=example, seed=seed, streams=streams):
+            predict, "predict_state", example=example, seed=seed, streams=streams,
+            revisit=REVISIT_STATE):
         mine = batch_dict(mine, batch_id, context)
         for field in STATE_FIELDS:
             check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",

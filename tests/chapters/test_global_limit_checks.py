@@ -46,6 +46,12 @@ def test_an_answer_of_the_wrong_length_is_refused(spark):
         check_predicted_output(lambda sizes, limit: [0], example=True)
 
 
+def test_an_answer_that_is_not_a_list_is_refused_with_the_section_to_reread(spark):
+    with pytest.raises(CheckFailed, match="must be a list") as failure:
+        check_predicted_output(lambda sizes, limit: 4, example=True)
+    assert "revisit: chapter 1, The global limit, section" in str(failure.value)
+
+
 def test_counting_state_rows_instead_of_reading_the_counter_fails(spark):
     def number_of_state_rows(spark, checkpoint):
         return len(read_state(spark, checkpoint))
