@@ -80,3 +80,16 @@ def test_the_guard_records_a_fault_the_courses_checks_raise_and_no_other(tmp_pat
             "try:\n    ns['not_the_learners'](OSError(28, 'No space left on device'))\n"
             "except Exception:\n    pass\n")
     assert [e for e in _guard_events(tmp_path, fake) if e["event"] == "fault"] == []
+
+
+def test_the_summary_counts_the_graders_faults_apart_and_says_what_to_do():
+    from autograder.grading import GRADED, GRADER_FAULT, CellScore, NotebookGrade, summary_table
+
+    table = summary_table({"01_global_limit": {
+        "ann": NotebookGrade("ann", {"test_predict_emitted": CellScore(2, 2)}, GRADED),
+        "bob": NotebookGrade("bob", {}, GRADER_FAULT,
+                             detail="the Spark Connect server stopped while this notebook was graded"),
+    }})
+    assert "bob" in table and "grader's fault, to regrade (the Spark Connect server" in table
+    assert "1 graded, 0 flagged for cheating (none), 0 not run to the end (none)" in table
+    assert "1 NOT graded because of the grader's own fault, not theirs (bob)" in table
