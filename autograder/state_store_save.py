@@ -156,15 +156,21 @@ def random_case(seed: int) -> tuple[list[list[int]], int]:
 
 
 #: Streams every graded check runs besides the seed's, each with its delay, chosen so that a
-#: belief the chapter warns about fails on it whatever the seed:
+#: belief the chapter warns about fails on it whatever the seed (docs/grading-quality.md
+#: lists each task's boundaries and the stream that sits on each):
 #: * a data micro-batch that does not move the watermark (no no-data micro-batch after it),
-#:   rows behind the watermark in a micro-batch of their own, and a late row in a batch that
-#:   moves the watermark;
-#: * a delay of 0, where a window ends exactly at the watermark (late, and expired);
+#:   a late row in a batch that does not move it, and two late rows of one window in a
+#:   micro-batch of their own (one group dropped, not two), one of them on the window's
+#:   first second (the window it falls in ends 10 s later, not at it);
+#: * a first micro-batch whose only event is at T0 with a delay of 0: the watermark moves
+#:   from Spark's start (the epoch, long before T0) to T0 itself, so a no-data micro-batch
+#:   follows; a window that ends exactly at the watermark (late, and expired); a micro-batch
+#:   whose latest event is below an earlier one's, then a late row measured from the
+#:   earlier, larger one, in a batch that moves the watermark;
 #: * a watermark past a window's start but not its end (the window stays open), and an
 #:   event that is late only by the latest event of an earlier micro-batch.
-EDGE_STREAMS = [([[20, 22], [5, 21], [40], [3]], 10),
-                ([[5, 20], [12], [31]], 0),
+EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7]], 10),
+                ([[0], [5, 20], [10], [31, 3]], 0),
                 ([[3, 8], [15], [9]], 2)]
 
 

@@ -81,6 +81,32 @@ def update_step_that_never_evicts(state, events, watermark, size):
                                "numRowsRemoved": 0, "numRowsDroppedByWatermark": dropped}
 
 
+
+def starts_the_watermark_at_t0(batches, mode, delay):
+    """Believes the watermark starts at T0 (Spark's starts at the epoch): a first micro-batch
+    whose latest event is within the delay of T0 leaves it there, with no no-data batch."""
+    answer, state, watermark = [], {}, 0
+    for events in batches:
+        output, state, _ = save_model.STEPS[mode](state, events, watermark, 10)
+        answer.append(output)
+        moved = max([watermark] + [event - delay for event in events])
+        if moved != watermark:
+            watermark = moved
+            if mode != "complete":
+                output, state, _ = save_model.STEPS[mode](state, [], watermark, 10)
+                answer.append(output)
+    return answer
+
+
+def delay_from_the_previous_batch(batches, size=10):
+    """Measures how late an event is from the micro-batch just before it alone, not from
+    the latest event so far."""
+    needed = 0
+    for before, events in zip(batches, batches[1:]):
+        for event in events if before else []:
+            needed = max(needed, max(before) - (event // size + 1) * size + 1)
+    return needed
+
 # -- the reference answers pass --------------------------------------------------------------------
 @pytest.mark.parametrize("example", [True, False], ids=["example", "fresh stream"])
 def test_the_solution_passes_every_check(spark, example):
@@ -145,3 +171,19 @@ def test_an_answer_equal_to_everything_is_compared_for_what_it_holds(spark):
     # it is compared for what it holds (nothing), not for what its __eq__ says
     with pytest.raises(CheckFailed, match="how many micro-batches"):
         check_predicted_output(lambda *args: Anything(), example=True)
+
+
+# -- beliefs only a fixed stream's boundary exposes ----------------------------------------------------
+def test_a_watermark_that_starts_at_t0_fails_on_a_fixed_stream(spark):
+    # the worked example's first micro-batch ends beyond the delay: there it looks right
+    check_predicted_output(starts_the_watermark_at_t0, example=True)
+    with pytest.raises(CheckFailed, match="how many micro-batches") as failure:
+        check_predicted_output(starts_the_watermark_at_t0, seed=SEED)
+    assert "[[0], " in failure.value.context and "a fixed stream" in failure.value.context
+
+
+def test_a_delay_measured_from_the_previous_batch_alone_fails_on_a_fixed_stream(spark):
+    check_smallest_delay(delay_from_the_previous_batch, example=True)
+    with pytest.raises(CheckFailed, match="dropped by the watermark") as failure:
+        check_smallest_delay(delay_from_the_previous_batch, seed=SEED)
+    assert "a fixed stream" in failure.value.context

@@ -306,6 +306,40 @@ def smallest_delay(batches, size=10):
         return 0
     return max(0, max(max(events) - ((e // size + 1) * size) + 1 for e in events))
 '''}, losing("test_smallest_delay")),
+    Learner("watermark_starts_at_t0", "misconception", "Believes the watermark starts at T0, "
+            "the stream's start, so a first micro-batch whose latest event is within the delay "
+            "of T0 does not move it (Spark's starts at the epoch, long before).",
+            altered(OPERATOR_CLASS, "predict_output",
+                    "self.state, self.watermark, self.ran = {}, None, []",
+                    "self.state, self.watermark, self.ran = {}, 0, []  # T0: the stream's start"),
+            losing("test_predict_output", "test_predict_metrics")),
+    Learner("watermark_from_previous_batch", "misconception", "Believes the watermark is the "
+            "previous micro-batch's latest event minus the delay, so it moves back after a "
+            "micro-batch of older events.",
+            altered(OPERATOR_CLASS, "predict_output",
+                    "if self.watermark is None or candidate > self.watermark:",
+                    "if candidate != self.watermark:  # the previous micro-batch sets it"),
+            # the class plays the delay task too: its delay is measured from the same watermark
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay")),
+    Learner("delay_from_previous_batch", "misconception", "Measures how late an event is "
+            "from the latest event of the micro-batch just before it, not the latest so far.",
+            altered(TWO_PASSES, "smallest_delay",
+                    "latest = max(chain.from_iterable(batches[:i]), default=None)",
+                    "latest = max(batches[i - 1], default=None) if i else None"),
+            losing("test_smallest_delay")),
+    Learner("dropped_counts_rows", "misconception", "Believes numRowsDroppedByWatermark counts "
+            "the late rows, not the late groups (windows).",
+            altered(TWO_PASSES, "predict_output",
+                    '"numRowsDroppedByWatermark": len(counts) - len(kept)}',
+                    '"numRowsDroppedByWatermark": sum(counts.values()) - sum(kept.values())}'),
+            # its Update step is the same step: wrong there too
+            losing("test_predict_metrics", "test_update_step")),
+    Learner("window_end_rounded_up", "misconception", "Takes the end of an event's window as "
+            "the event time rounded up to the window size, so an event on a window's first "
+            "second ends its own window.",
+            altered(TWO_PASSES, "smallest_delay", "window_end = (event // size + 1) * size",
+                    "window_end = -(-event // size) * size"),
+            losing("test_smallest_delay")),
     Learner("step_keeps_expired", "misconception", "Believes the Update step never removes a "
             "window from the state.",
             altered(TWO_PASSES, "update_step", "return step(state, events, watermark, "
