@@ -156,15 +156,21 @@ def _metrics_table(batch: BatchRecord, show: Show) -> str:
     rows += [(f"eventTime.{name}", show.timestamp(value))
              for name, value in sorted(event_time.items()) if name != "watermark"]
     head = f"<tr><th style='{_CELL}'>metric</th><th style='{_CELL}'>value</th></tr>"
-    body = "".join(f"<tr><td style='{_CELL}'>{_text(name)}</td>"
+    body = "".join(f"<tr><td style='{_CELL}'>{_breakable_name(name)}</td>"
                    f"<td style='{_CELL}'>{_text(value)}</td></tr>" for name, value in rows)
     return f"<table style='{_TABLE}'>{head}{body}</table>"
+
+
+def _breakable_name(name: str) -> str:
+    """A metric's name that may wrap after each dot, and nowhere else: on a phone
+    ``stateStoreSave.numRowsDroppedByWatermark`` takes two lines instead of a scroll bar."""
+    return ".<wbr>".join(_text(part) for part in name.split("."))
 
 
 # A grey that reads on a light and on a dark page; text takes the page's own colour.
 _TABLE = ("border-collapse:collapse;font-size:1em;"
           "font-family:var(--pst-font-family-monospace, monospace)")
-_CELL = "border:1px solid rgba(128,128,128,0.6);padding:1px 6px;text-align:left"
+_CELL = "border:1px solid rgba(128,128,128,0.6);padding:1px 4px;text-align:left"
 
 
 def _panel(title: str, content: str) -> str:

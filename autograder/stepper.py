@@ -182,6 +182,10 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
         style={"description_width": "initial"},
         layout=widgets.Layout(width="min(30em, 100%)"),
     )
+    if not by_id:
+        # Named positions ("input 3, no-data") are wider than a number: the page gives the
+        # readout room for the longest, so the track keeps its length as the slider moves.
+        slider.add_class("stepper-named-positions")
     play = widgets.Play(value=0, min=0, max=len(timeline) - 1, step=1,
                         interval=interval_ms, description="play")
     # Links that run in the browser: they work on a static page, with no kernel. The

@@ -74,7 +74,8 @@ def test_the_view_of_a_step_shows_input_watermark_state_output_and_metrics(windo
     assert "state store after the batch (1 row)" in html
     assert "output (1 row)" in html
     assert "{start: 2024-01-01 00:00:00, end: 2024-01-01 00:00:10}" in html
-    assert "stateStoreSave.numRowsRemoved" in html
+    # A metric's name may wrap after its dot on a phone, and nowhere else.
+    assert "stateStoreSave.<wbr>numRowsRemoved" in html
 
 
 def test_the_view_escapes_what_it_shows():
@@ -89,6 +90,7 @@ def test_the_widget_links_a_slider_to_one_view_per_micro_batch(limited):
     assert isinstance(stack, widgets.Stack) and len(stack.children) == 3
     # One run: the slider reads the micro-batch's id.
     assert (slider.options, slider.description) == (("0", "1", "2"), "micro-batch")
+    assert "stepper-named-positions" not in slider._dom_classes
     # The links are client-side (jslink), so they work on a page with no kernel.
     linked = [(link.source, link.target) for link in box.links]
     assert linked == [((slider, "index"), (stack, "selected_index")),
@@ -103,6 +105,8 @@ def test_several_runs_become_tabs_under_one_slider(limited, windowed):
     # Three inputs, and the window run's two no-data micro-batches: five positions.
     assert slider.options == ("input 0", "input 0, no-data", "input 1", "input 1, no-data",
                               "input 2")
+    # Named positions: the page gives the readout room for the longest (course.css).
+    assert "stepper-named-positions" in slider._dom_classes
     # A run with no micro-batch at a position says so rather than going blank.
     assert "limit: no no-data micro-batch here" in tabs.children[0].children[1].value
     assert "window: no micro-batch read input 2" in tabs.children[1].children[4].value
