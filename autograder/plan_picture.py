@@ -146,7 +146,7 @@ def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34
     for node in root.walk():
         x, y = centre(node)
         boxes[id(node)] = ax.text(
-            x, y, label_of(node, width), ha="center", va="center", fontsize=9,
+            x, y, label_of(node, width), ha="center", va="center", fontsize=11,
             family="monospace", zorder=3,
             bbox=dict(boxstyle="round,pad=0.35", facecolor=colour_of(node),
                       edgecolor="#444444", linewidth=0.8),
@@ -162,12 +162,12 @@ def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34
     ax.set_ylim(-0.6 * y_step, (depth - 0.4) * y_step)
     ax.axis("off")
     if title:
-        ax.set_title(title, fontsize=11)
+        ax.set_title(title, fontsize=12)
     if legend:
         used = {colour_of(node) for node in root.walk()}
         ax.legend(handles=[Patch(facecolor=colour, edgecolor="#444444", label=meaning)
                            for colour, meaning in LEGEND if colour in used],
-                  loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9,
+                  loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1, fontsize=11,
                   frameon=False)
     fig.tight_layout()
     return fig
