@@ -171,7 +171,11 @@ class ConnectServer:
     def start(self) -> "ConnectServer":
         self._process = _Process("Spark Connect server", self.command(),
                                  self.log_dir / "connect-server.log", spark_env())
-        self._process.wait_for_port(self.port, self.start_timeout)
+        try:
+            self._process.wait_for_port(self.port, self.start_timeout)
+        except BaseException:  # Ctrl-C or SIGTERM while it starts: no `with` will stop it
+            self.stop()
+            raise
         return self
 
     def stop(self) -> None:
