@@ -197,3 +197,32 @@ def _split_list(text: str) -> list[str]:
     if current.strip():
         items.append(current.strip())
     return items
+
+
+def planning_strategies(query) -> list[tuple[str, str]]:
+    """Which planning strategy turned each logical operator of the last micro-batch into
+    physical ones: ``(logical operator, strategy)`` pairs, top of the plan first.
+
+    The planner asks its strategies in order and takes the first that answers with a plan;
+    this asks them the same way. It reads the JVM's objects, so it needs a local session
+    (not Spark Connect).
+    """
+    execution = query._jsq.streamingQuery().lastExecution()
+    strategies = execution.planner().strategies()
+    strategies = [strategies.apply(i) for i in range(strategies.size())]
+    found, nodes = [], [execution.optimizedPlan()]
+    while nodes:
+        node = nodes.pop(0)
+        found.append((node.nodeName(), next(
+            (strategy.getClass().getSimpleName().rstrip("$") for strategy in strategies
+             if _answers(strategy, node)), None)))
+        children = node.children()
+        nodes[:0] = [children.apply(i) for i in range(children.size())]
+    return found
+
+
+def _answers(strategy, node) -> bool:
+    try:
+        return not strategy.apply(node).isEmpty()
+    except Exception:   # a strategy may throw on an operator it does not plan (a match error)
+        return False
