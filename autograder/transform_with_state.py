@@ -119,10 +119,12 @@ def _session_batches(rng: random.Random, start: int = 0) -> list[list[tuple[str,
 
 
 #: The fixed part of every graded session stream, before the seed's (which starts at
-#: 100 s): ann's second event arrives while her first timer is pending (her timer must be
-#: replaced, not added to), bob's timer fires when cid moves the watermark, and ann's row at
-#: 2 s comes after the watermark passed it (dropped before the processor sees it).
-EDGE_SESSIONS = [[("ann", 0), ("bob", 1)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
+#: 100 s): ann's two first rows come latest first (her session starts at the earliest and
+#: its gap runs from the latest, whatever order a micro-batch hands them in), her next event
+#: arrives while her first timer is pending (her timer must be replaced, not added to),
+#: bob's timer fires when cid moves the watermark, and ann's row at 2 s comes after the
+#: watermark passed it (dropped before the processor sees it).
+EDGE_SESSIONS = [[("ann", 3), ("bob", 1), ("ann", 0)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
 
 
 def check_session_tracker(tracker: type, *, seed: int | None = None,
@@ -387,8 +389,9 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     keeping a single value per user in the state store.
 
     When grading, the query first runs a fixed part (one user, ``zed``: more than ``n`` rows
-    in the first micro-batch, two more in the second, which a limit per micro-batch lets
-    through), then the seed's micro-batches. After each part the operator's state-variable
+    in the first micro-batch, written latest ``seq`` first, so that the order in which the
+    rows reach ``handleInputRows`` is not theirs; two more in the second, which a limit per
+    micro-batch lets through), then the seed's micro-batches. After each part the operator's state-variable
     metrics, the state rows per user and the value each user holds are compared.
     """
     spark = course_session()
@@ -408,6 +411,8 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
         for names in names_per_batch:
             batches.append([(name, seq + i) for i, name in enumerate(names)])
             seq += len(names)
+        if label == FIXED:
+            batches[0].reverse()    # zed's first rows come latest first
         numbered.append((stream_context(f"(user, seq), n={n}", label, batches), batches))
     quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]})
     def play(steps) -> None:

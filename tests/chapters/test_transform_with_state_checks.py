@@ -21,7 +21,7 @@ from autograder.transform_with_state import (
     check_ttl_dedup,
 )
 from tests.support.learners import defined
-from tests.support.learners.chapter4 import TIMER_CLEARS_STATE
+from tests.support.learners.chapter4 import FIRST_N_TRUSTS_ORDER, TIMER_CLEARS_STATE
 
 pytestmark = pytest.mark.slow
 SEED = 4242
@@ -143,3 +143,15 @@ class GuardsAgainstASecondInitialState(CourseStartingCounts):
 def test_guarding_against_initial_state_after_a_restart_drops_a_starting_row(spark):
     with pytest.raises(CheckFailed, match=r"(?s)micro-batch 0.*restarted after batch 0.*Initial state"):
         check_starting_counts(GuardsAgainstASecondInitialState, example=True)
+
+
+#: Takes a user's rows in the order handleInputRows is handed them (the corpus's learner).
+FirstRowsAsHanded = defined(FIRST_N_TRUSTS_ORDER, "FirstN")
+
+
+def test_a_limit_that_trusts_the_order_rows_are_handed_in_fails_on_a_fixed_stream(spark):
+    # the worked example sends each user's rows in seq order: there it looks right
+    check_first_n(FirstRowsAsHanded, example=True)
+    with pytest.raises(CheckFailed, match="the rows your processor emitted") as failure:
+        check_first_n(FirstRowsAsHanded, seed=SEED)
+    assert "a fixed stream" in failure.value.context

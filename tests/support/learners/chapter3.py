@@ -340,6 +340,11 @@ def smallest_delay(batches, size=10):
             altered(TWO_PASSES, "smallest_delay", "window_end = (event // size + 1) * size",
                     "window_end = -(-event // size) * size"),
             losing("test_smallest_delay")),
+    Learner("late_by_event_time", "misconception", "Believes a row is dropped once its own "
+            "event time is at or behind the watermark, not its window's end.",
+            altered(TWO_PASSES, "smallest_delay", "window_end = (event // size + 1) * size",
+                    "window_end = event  # the row itself must stay ahead of the watermark"),
+            losing("test_smallest_delay")),
     Learner("step_keeps_expired", "misconception", "Believes the Update step never removes a "
             "window from the state.",
             altered(TWO_PASSES, "update_step", "return step(state, events, watermark, "

@@ -635,6 +635,58 @@ class FirstN(StatefulProcessor):
         pass
 '''
 
+SESSION_TRUSTS_ORDER = '''
+class SessionTracker(StatefulProcessor):
+    def __init__(self, gap_ms):
+        self.gap_ms = gap_ms
+
+    def init(self, handle):
+        self.handle = handle
+        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
+
+    def handleInputRows(self, key, rows, timerValues):
+        # a micro-batch hands a user's rows in time order: the first is the earliest and
+        # the last the latest
+        times = [int(row.ts.timestamp() * 1000) for row in rows]
+        events, first, last = self.session.get() or (0, times[0], None)
+        self.session.update((events + len(times), first, times[-1]))
+        for timer in list(self.handle.listTimers()):
+            self.handle.deleteTimer(timer)
+        self.handle.registerTimer(times[-1] + self.gap_ms)
+        return iter([])
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        events, first, last = self.session.get()
+        self.session.clear()
+        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
+
+    def close(self):
+        pass
+'''
+
+FIRST_N_TRUSTS_ORDER = '''
+from itertools import islice
+
+
+class FirstN(StatefulProcessor):
+    def __init__(self, n):
+        self.n = n
+
+    def init(self, handle):
+        self.emitted = handle.getValueState("emitted", "n INT")
+
+    def handleInputRows(self, key, rows, timerValues):
+        # the rows come as they were sent, so the first ones handed over are the earliest
+        done = (self.emitted.get() or (0,))[0]
+        taken = [row.seq for row in islice(rows, max(self.n - done, 0))]
+        self.emitted.update((done + len(taken),))
+        for seq in taken:
+            yield Row(user=key[0], seq=seq)
+
+    def close(self):
+        pass
+'''
+
 # -- hard-coded: the worked example's rows whatever the stream -------------------------------
 EXAMPLE_TYPED_IN = {
     "session_tracker": '''
@@ -771,6 +823,10 @@ LEARNERS = [
     Learner("gap_from_first", "misconception", "Measures the gap from the session's first "
             "event instead of its last.", {**TIMER_IN_STATE, "session_tracker": GAP_FROM_FIRST},
             losing("test_session_tracker")),
+    Learner("session_trusts_order", "misconception", "Takes a user's first and last event "
+            "times from the first and last rows a micro-batch hands over, as if they came in "
+            "time order.", {**TIMER_IN_STATE, "session_tracker": SESSION_TRUSTS_ORDER},
+            losing("test_session_tracker")),
     Learner("dedup_without_ttl", "misconception", "Believes Spark forgets a state value by "
             "itself, so remembers ids in a plain value state without ttlDurationMs.",
             {**SELF_CONTAINED, "ttl_dedup": DEDUP_WITHOUT_TTL}, losing("test_ttl_dedup")),
@@ -794,6 +850,9 @@ LEARNERS = [
     Learner("first_n_stores_room", "misconception", "Stores how many rows a user may still "
             "send through (n - emitted) instead of how many were let through.",
             {**MOVE_WHEN_NEEDED, "first_n": FIRST_N_STORES_ROOM}, losing("test_first_n")),
+    Learner("first_n_trusts_order", "misconception", "Takes a user's rows in the order the "
+            "micro-batch hands them to handleInputRows, as if that were the order of seq.",
+            {**SELF_CONTAINED, "first_n": FIRST_N_TRUSTS_ORDER}, losing("test_first_n")),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: TIMER_IN_STATE[k] for k in ("session_tracker", "ttl_dedup")},
