@@ -8,11 +8,17 @@ import threading
 import time
 from pathlib import Path
 
-from .course import COURSE_ROOT, DEFAULT_COURSE_DIR, GradingCourse, nbgrader_env, run_nbgrader
+from .course import GradingCourse, find_course_root, nbgrader_env, run_nbgrader
 from .processes import GradingLimits
 from .results import GRADED, NotebookGrade, summary_table
 from .run import grade_class
 from .spark import grading_spark
+
+
+#: The command's name as the instructor typed it: the installed package's console script
+#: (pyproject.toml) or the module.
+SCRIPT = "state-store-course"
+PROG = SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m autograder.classroom"
 
 
 class Progress:
@@ -63,7 +69,7 @@ def find_submissions(folder: Path, assignments: list[str]) -> dict[str, dict[str
 
 
 def parser() -> argparse.ArgumentParser:
-    command = argparse.ArgumentParser(prog="python -m autograder.classroom",
+    command = argparse.ArgumentParser(prog=PROG,
                                       description="Grade a class's notebooks with nbgrader.")
     commands = command.add_subparsers(dest="command", required=True)
     grade = commands.add_parser("grade", help="grade every submission of an assignment")
@@ -71,8 +77,12 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--all", action="store_true", help="every assignment in solutions/")
     grade.add_argument("--submissions", type=Path, required=True,
                        help="<learner>/<assignment>/*.ipynb (nbgrader's layout) or <learner>.ipynb")
-    grade.add_argument("--course-dir", type=Path, default=DEFAULT_COURSE_DIR,
-                       help="the nbgrader course folder: gradebook, graded notebooks, feedback")
+    grade.add_argument("--course-root", type=Path,
+                       help="the course's folder, holding solutions/ (default: the current "
+                            "folder or the nearest one above it that holds solutions/)")
+    grade.add_argument("--course-dir", type=Path,
+                       help="the nbgrader course folder: gradebook, graded notebooks, feedback "
+                            "(default: <course root>/.course-work/classroom)")
     grade.add_argument("--spark", default="server",
                        help="server (default), local, standalone, spark://HOST:PORT or sc://HOST:PORT")
     grade.add_argument("--jobs", type=int, default=2, help="notebooks graded at once")
@@ -98,12 +108,18 @@ def main(argv: list[str] | None = None) -> int:
     args = command.parse_args(argv)
     if args.all == bool(args.assignment):
         command.error("name one assignment or give --all")
-    assignments = sorted(p.name for p in (COURSE_ROOT / "solutions").iterdir() if p.is_dir()) \
+    course_root = args.course_root.resolve() if args.course_root else find_course_root()
+    if course_root is None or not (course_root / "solutions").is_dir():
+        command.error(f"no solutions/ folder in {args.course_root or Path.cwd()}: run the "
+                      "command in the course's folder (or below it) or give --course-root")
+    solutions = course_root / "solutions"
+    assignments = sorted(p.name for p in solutions.iterdir() if p.is_dir()) \
         if args.all else [args.assignment]
     work = find_submissions(args.submissions.resolve(), assignments)
     if not work:
         command.error(f"no submissions for {', '.join(assignments)} in {args.submissions}")
-    course = GradingCourse(args.course_dir, cell_timeout=args.cell_timeout)
+    course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
+                           cell_timeout=args.cell_timeout, course_root=course_root)
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
     started = time.monotonic()
     try:
@@ -111,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             if remote:
                 print(f"grading against Spark Connect at {remote}", file=sys.stderr)
             results = grade_class(course, work, remote=remote, jobs=args.jobs, limits=limits,
-                                  force=args.force, deny=[args.submissions.resolve()],
+                                  force=args.force, deny=[args.submissions.resolve(), solutions],
                                   progress=Progress(),
                                   class_answers=not args.streams_per_notebook)
     except KeyboardInterrupt:

@@ -20,8 +20,25 @@ from pathlib import Path
 
 from .results import CellScore, NotebookGrade
 
-#: The course's top folder (where solutions/ and exercises/ live).
-COURSE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def find_course_root(start: Path | None = None) -> Path | None:
+    """The course's top folder, the one holding ``solutions/`` (the instructor's notebooks,
+    which grading runs): ``start`` (the current folder by default) or the nearest folder
+    above it that holds one, else the checkout this package was loaded from. None when
+    neither holds one, as for a package installed from a wheel and run elsewhere."""
+    here = Path(start or Path.cwd()).resolve()
+    checkout = Path(__file__).resolve().parents[2]
+    for folder in (here, *here.parents, checkout):
+        if (folder / "solutions").is_dir():
+            return folder
+    return None
+
+
+#: The course's top folder (where solutions/ and exercises/ live) as seen from where this
+#: process started; the current folder when no course is found (the grading command then
+#: says so). A self-check never needs it: it runs on the package's own files.
+COURSE_ROOT = find_course_root() or Path.cwd().resolve()
 #: Where the grading command keeps its nbgrader course unless told otherwise.
 DEFAULT_COURSE_DIR = COURSE_ROOT / ".course-work" / "classroom"
 
@@ -68,8 +85,10 @@ def timeout_message(cell_timeout: int) -> str:
 class GradingCourse:
     """The nbgrader course folder grading works in: config, source, gradebook, submissions."""
 
-    def __init__(self, root: Path, *, cell_timeout: int = 600):
+    def __init__(self, root: Path, *, cell_timeout: int = 600, course_root: Path = COURSE_ROOT):
         self.root = Path(root).resolve()
+        #: The instructor's notebooks: ``<course_root>/solutions/<assignment>/*.ipynb``.
+        self.solutions = Path(course_root).resolve() / "solutions"
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "nbgrader_config.py").write_text(
             _CONFIG.format(root=str(self.root), cell_timeout=cell_timeout,
@@ -78,14 +97,14 @@ class GradingCourse:
         self._db_lock = threading.Lock()
 
     def notebook_name(self, assignment: str) -> str:
-        names = sorted(p.name for p in (COURSE_ROOT / "solutions" / assignment).glob("*.ipynb"))
+        names = sorted(p.name for p in (self.solutions / assignment).glob("*.ipynb"))
         if len(names) != 1:
             raise ValueError(f"solutions/{assignment} should hold exactly one notebook: {names}")
         return names[0]
 
     def prepare(self, assignment: str, env: dict[str, str]) -> None:
         """Record the assignment in the gradebook (once per version of the solution)."""
-        source = COURSE_ROOT / "solutions" / assignment
+        source = self.solutions / assignment
         digest = file_digest(source / self.notebook_name(assignment))
         stamp = self.root / "grading" / assignment / "source.sha256"
         if stamp.exists() and stamp.read_text() == digest:
@@ -101,7 +120,7 @@ class GradingCourse:
     def grade_ids(self, assignment: str) -> list[str]:
         """The assignment's grade cells, in notebook order."""
         import nbformat
-        nb = nbformat.read(COURSE_ROOT / "solutions" / assignment / self.notebook_name(assignment), 4)
+        nb = nbformat.read(self.solutions / assignment / self.notebook_name(assignment), 4)
         return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
                 if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
 
