@@ -1,10 +1,12 @@
-"""The instructor's command, on a real cluster: grade, be interrupted, resume, give feedback.
+"""The instructor's command, on a real cluster: grade, lose the server, be stopped, resume.
 
 ``python -m autograder.classroom grade 01_global_limit --spark standalone`` starts a Spark
 standalone master and one worker on loopback, a Spark Connect server on them, and grades
-the class. The test interrupts it (Ctrl-C) as soon as one learner's grade is saved: the
-command must stop everything it started and keep that grade. Run again, it grades only
-the others, and writes feedback that shows no hidden test code, and the CSV export.
+the class. The test kills that server in the middle of a notebook (the command must start
+it again and grade the notebook again), then stops the command with Ctrl-C, and a second
+run with SIGTERM: each time the command must stop everything it started and keep what is
+graded. The last run grades only the others, and writes feedback that shows no hidden test
+code, and the CSV export.
 """
 import json
 import signal
@@ -26,65 +28,12 @@ FULL = FULL_MARKS[ASSIGNMENT]
 
 def grade_command(submissions, course, *extra):
     return [sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
-            "--submissions", str(submissions), "--course-dir", str(course), "--jobs", "1",
+            "--submissions", str(submissions), "--course-dir", str(course), "--jobs", "2",
             "--cell-timeout", "600", *extra]
 
 
 def _ignoring_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@pytest.mark.slow
-def test_a_class_graded_on_a_standalone_cluster_survives_ctrl_c_and_resumes(tmp_path):
-    # Each learner solved at most one task, so that a busy machine grades them quickly.
-    submissions, course = tmp_path / "submitted", tmp_path / "course"
-    for name, write in [("ann", notebook(solved=("emitted_so_far",))),
-                        ("bob", notebook()),
-                        ("cid", notebook(solved=("predict_emitted",)))]:
-        (submissions / name / ASSIGNMENT).mkdir(parents=True)
-        write(submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
-    ledgers = course / "grading" / ASSIGNMENT
-
-    # Started as a script's background job would be (SIGINT ignored), which the command
-    # must undo: an interrupt must still stop it.
-    first = subprocess.Popen(grade_command(submissions, course, "--spark", "standalone"),
-                             cwd=COURSE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, preexec_fn=_ignoring_interrupts)
-    deadline = time.monotonic() + 600
-    while not list(ledgers.glob("*.json")) and time.monotonic() < deadline:
-        assert first.poll() is None, first.communicate()
-        time.sleep(1)
-    started = psutil.Process(first.pid).children(recursive=True)
-    assert any("deploy.master.Master" in " ".join(p.cmdline()) for p in started)
-    assert any("deploy.worker.Worker" in " ".join(p.cmdline()) for p in started)
-    first.send_signal(signal.SIGINT)
-    out, err = first.communicate(timeout=120)
-    assert first.returncode == 130, err
-    assert "run the same command to resume" in err
-    gone, alive = psutil.wait_procs(started, timeout=30)
-    assert alive == [], [p.cmdline() for p in alive]
-    (kept,) = list(ledgers.glob("*.json"))
-    kept_record = kept.read_text()
-
-    second = subprocess.run(grade_command(submissions, course, "--spark", "server"),
-                            cwd=COURSE_ROOT, capture_output=True, text=True, timeout=1200)
-    assert second.returncode == 0, second.stderr
-    assert "1 submission(s) already graded: kept" in second.stderr
-    assert kept.read_text() == kept_record  # not graded again
-
-    points = {p.stem: json.loads(p.read_text())["cells"] for p in ledgers.glob("*.json")}
-    scores = {name: {g: c["score"] for g, c in cells.items()} for name, cells in points.items()}
-    zero = dict.fromkeys(FULL, 0)
-    assert scores["ann"] == {**zero, "test_emitted_so_far": FULL["test_emitted_so_far"]}
-    assert scores["bob"] == zero
-    assert scores["cid"] == {**zero, "test_predict_emitted": FULL["test_predict_emitted"]}
-    assert "3 graded, 0 flagged for cheating" in second.stdout
-
-    assert (course / "grades.csv").read_text().count(ASSIGNMENT) == 3
-    for feedback in (course / "feedback").glob(f"*/{ASSIGNMENT}/*.html"):
-        html = feedback.read_text()
-        assert "BEGIN HIDDEN TESTS" not in html and "_check(" not in html, feedback
-    assert len(list((course / "feedback").glob(f"*/{ASSIGNMENT}/*.html"))) == 3
 
 
 def _descendants(pid: int) -> list[psutil.Process]:
@@ -95,31 +44,60 @@ def _descendants(pid: int) -> list[psutil.Process]:
 
 
 def _running(pid: int, word: str) -> list[psutil.Process]:
-    """The processes under ``pid`` whose command line has ``word`` (zombies have none)."""
+    """The processes under ``pid`` with ``word`` in their command line, as an argument of its
+    own (``autograde``) or the end of a class name (``SparkConnectServer``); zombies have
+    none. (A part of a path would not do: every Spark process names autograder/'s files.)"""
     found = []
     for process in _descendants(pid):
         try:
-            if any(word in part for part in process.cmdline()):
+            if any(part == word or part.endswith("." + word) for part in process.cmdline()):
                 found.append(process)
         except psutil.Error:
             pass
     return found
 
 
-def _wait_for(condition, what: str, command: subprocess.Popen, log, timeout: float = 600):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert command.poll() is None, f"the command ended while waiting for {what}:\n{log.read_text()}"
-        assert time.monotonic() < deadline, f"no {what} after {timeout} s:\n{log.read_text()}"
-        time.sleep(0.5)
+class Run:
+    """The command, started in the background with its progress written to a file."""
+
+    def __init__(self, tmp_path, name: str, command: list[str], **popen):
+        self.log = tmp_path / f"{name}.stderr"
+        with open(self.log, "w") as err:
+            self.process = subprocess.Popen(command, cwd=COURSE_ROOT, stdout=subprocess.PIPE,
+                                            stderr=err, text=True, **popen)
+
+    def says(self, text: str) -> bool:
+        return text in self.log.read_text()
+
+    def wait_for(self, condition, what: str, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert self.process.poll() is None, \
+                f"the command ended while waiting for {what}:\n{self.log.read_text()}"
+            assert time.monotonic() < deadline, f"no {what} after {timeout} s:\n{self.log.read_text()}"
+            time.sleep(0.5)
+
+    def stop_with(self, sig: int) -> list[psutil.Process]:
+        """Send ``sig``; wait for the command to end; return what it had started."""
+        started = _descendants(self.process.pid)
+        self.process.send_signal(sig)
+        self.process.communicate(timeout=120)
+        return started
 
 
 @pytest.mark.slow
-def test_a_dead_server_is_restarted_and_its_notebooks_graded_again_and_sigterm_stops_the_class(tmp_path):
-    # Scenario: the grading server is killed (kill -9) while notebooks are being graded;
-    # the command starts it again and grades those notebooks again: nobody is scored for
-    # the outage. Then SIGTERM (what `timeout` or a scheduler sends) stops the class like
-    # Ctrl-C: nothing left running, graded notebooks kept, a rerun grades the rest.
+def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp_path):
+    # Scenario, each learner having solved at most one task so that a busy machine grades
+    # them quickly:
+    # 1. graded on a standalone cluster (a master and a worker on loopback, a Connect server
+    #    on them), started as a script's background job would be (SIGINT ignored, which the
+    #    command must undo); the Connect server is killed (kill -9) while a notebook is
+    #    graded: it is started again and that notebook graded again, nobody scored for it;
+    #    then Ctrl-C stops the class: everything it started ends, what is graded is kept;
+    # 2. run again on a local Connect server, and stopped with SIGTERM (what `timeout` or a
+    #    scheduler sends) while a notebook is graded: the same;
+    # 3. run again: only the rest is graded; each learner has exactly their points, the
+    #    feedback shows no hidden test, the CSV holds everybody.
     submissions, course = tmp_path / "submitted", tmp_path / "course"
     learners = {"ann": notebook(solved=("emitted_so_far",)), "bob": notebook(),
                 "cid": notebook(solved=("predict_emitted",)), "dan": notebook(),
@@ -128,42 +106,59 @@ def test_a_dead_server_is_restarted_and_its_notebooks_graded_again_and_sigterm_s
         (submissions / name / ASSIGNMENT).mkdir(parents=True)
         write(submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     ledgers = course / "grading" / ASSIGNMENT
-    log = tmp_path / "stderr.log"
-    command = [*grade_command(submissions, course, "--spark", "server"), "--no-feedback"]
-    command[command.index("--jobs") + 1] = "2"
-    with open(log, "w") as err:
-        first = subprocess.Popen(command, cwd=COURSE_ROOT, stdout=subprocess.DEVNULL,
-                                 stderr=err, text=True)
-    try:
-        _wait_for(lambda: "ran clean" in log.read_text(), "solution run", first, log)
-        _wait_for(lambda: _running(first.pid, "autograde"), "notebook in flight", first, log)
-        (server,) = _running(first.pid, "SparkConnectServer")
-        server.kill()  # kill -9, in the middle of a notebook
-        _wait_for(lambda: "graded again" in log.read_text(), "regrade", first, log)
-        _wait_for(lambda: len(list(ledgers.glob("*.json"))) >= 2, "two grades", first, log)
-        running = _descendants(first.pid)
-        first.send_signal(signal.SIGTERM)
-        first.wait(timeout=120)
-    finally:
-        kill_tree(first.pid)  # whatever a failed assertion left running
-    assert first.returncode == 128 + signal.SIGTERM, log.read_text()
-    assert "stopped by SIGTERM" in log.read_text()
-    assert "run the same command to resume" in log.read_text()
-    gone, alive = psutil.wait_procs(running, timeout=30)
-    assert alive == [], [p.cmdline() for p in alive]
-    kept = {p.stem for p in ledgers.glob("*.json")}
-    assert 2 <= len(kept) < len(learners)
+    graded = lambda: {p.stem: p.read_text() for p in ledgers.glob("*.json")}  # noqa: E731
+    command = lambda spark: grade_command(submissions, course, "--spark", spark)  # noqa: E731
 
-    second = subprocess.run(command, cwd=COURSE_ROOT, capture_output=True, text=True,
-                            timeout=1200)
-    assert second.returncode == 0, second.stderr
-    assert f"{len(kept)} submission(s) already graded: kept" in second.stderr
-    scores = {p.stem: {g: c["score"] for g, c in json.loads(p.read_text())["cells"].items()}
-              for p in ledgers.glob("*.json")}
+    first = Run(tmp_path, "first", command("standalone"), preexec_fn=_ignoring_interrupts)
+    try:
+        first.wait_for(lambda: first.says("ran clean"), "the solution's run")
+        first.wait_for(lambda: _running(first.process.pid, "autograde"), "a notebook in flight")
+        assert _running(first.process.pid, "Master") and _running(first.process.pid, "Worker")
+        (server,) = _running(first.process.pid, "SparkConnectServer")
+        server.kill()
+        first.wait_for(lambda: first.says("graded again"), "the notebook graded again")
+        first.wait_for(lambda: len(graded()) >= 2, "two grades")
+        started = first.stop_with(signal.SIGINT)
+    finally:
+        kill_tree(first.process.pid)  # whatever a failed assertion left running
+    assert first.process.returncode == 130, first.log.read_text()
+    assert first.says("starting it again") and first.says("stopped by SIGINT")
+    assert first.says("run the same command to resume")
+    gone, alive = psutil.wait_procs(started, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]
+    kept = graded()
+
+    second = Run(tmp_path, "second", command("server"))
+    try:
+        second.wait_for(lambda: _running(second.process.pid, "autograde"), "a notebook in flight")
+        started = second.stop_with(signal.SIGTERM)
+    finally:
+        kill_tree(second.process.pid)
+    assert second.process.returncode == 128 + signal.SIGTERM, second.log.read_text()
+    assert second.says("stopped by SIGTERM")
+    assert second.says(f"{len(kept)} submission(s) already graded: kept")
+    gone, alive = psutil.wait_procs(started, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]
+    kept = graded()
+
+    third = subprocess.run(command("server"), cwd=COURSE_ROOT, capture_output=True, text=True,
+                           timeout=1200)
+    assert third.returncode == 0, third.stderr
+    assert f"{len(kept)} submission(s) already graded: kept" in third.stderr
+    assert all(graded()[name] == record for name, record in kept.items())  # not graded again
+    scores = {name: {g: c["score"] for g, c in json.loads(record)["cells"].items()}
+              for name, record in graded().items()}
     zero = dict.fromkeys(FULL, 0)
     emitted_so_far = {**zero, "test_emitted_so_far": FULL["test_emitted_so_far"]}
     assert scores == {"ann": emitted_so_far, "bob": zero,
                       "cid": {**zero, "test_predict_emitted": FULL["test_predict_emitted"]},
                       "dan": zero, "eve": emitted_so_far}
-    assert "5 graded, 0 flagged for cheating" in second.stdout
-    assert "grader's own fault" not in second.stdout
+    assert "5 graded, 0 flagged for cheating" in third.stdout
+    assert "grader's own fault" not in third.stdout
+
+    assert (course / "grades.csv").read_text().count(ASSIGNMENT) == 5
+    feedback = list((course / "feedback").glob(f"*/{ASSIGNMENT}/*.html"))
+    assert len(feedback) == 5
+    for page in feedback:
+        html = page.read_text()
+        assert "BEGIN HIDDEN TESTS" not in html and "_check(" not in html, page
