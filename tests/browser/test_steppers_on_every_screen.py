@@ -156,21 +156,28 @@ SLIDER_GEOMETRY = """stepper => {
   const box = (query) => stepper.querySelector(query).getBoundingClientRect();
   const readout = stepper.querySelector('.widget-readout');
   return {labelRight: box('.widget-slider .widget-label').right,
-          handleLeft: box('.noUi-handle').left, track: box('.noUi-target').width,
+          handleLeft: box('.noUi-handle').left, handleRight: box('.noUi-handle').right,
+          readoutLeft: box('.widget-readout').left, track: box('.noUi-target').width,
           readout: readout.innerText.trim(),
           readoutCut: readout.scrollWidth > readout.clientWidth};
 }"""
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_at_micro_batch_0_the_handle_stands_clear_of_the_micro_batch_label(site, visit, width):
+def test_the_handle_stands_clear_of_the_label_at_the_first_step_and_of_the_readout_at_the_last(
+        site, visit, width):
     for path in stepper_pages(site):
         page, steppers = open_steppers(visit, path, width, "light")
         for number, stepper in enumerate(steppers):
-            at_0 = stepper.evaluate(SLIDER_GEOMETRY)
-            gap = at_0["handleLeft"] - at_0["labelRight"]
-            assert gap >= 4, f"{width} px, {path}, stepper {number}: the handle is {gap:.0f} px " \
-                             f"from the 'micro-batch' label"
+            where = f"{width} px, {path}, stepper {number}"
+            first = stepper.evaluate(SLIDER_GEOMETRY)
+            gap = first["handleLeft"] - first["labelRight"]
+            assert gap >= 4, f"{where}: the handle is {gap:.0f} px from the 'micro-batch' label"
+            *_, last = each_view(page, stepper)
+            at_end = stepper.evaluate(SLIDER_GEOMETRY)
+            gap = at_end["readoutLeft"] - at_end["handleRight"]
+            assert gap >= 4, f"{where}: at {last[0]} the handle is {gap:.0f} px from the " \
+                             f"readout {at_end['readout']!r}"
         page.context.close()
 
 
