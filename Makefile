@@ -7,14 +7,16 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers
+.PHONY: book test test-hostile env lock bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers
 
 env: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+# requirements.lock: every package and its exact version (what requirements.txt resolves to),
+# so two fresh clones a month apart install the same set.
+$(STAMP): requirements.lock pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps -e .
 	$(BIN)/python scripts/record_class_archive.py --force
 	touch $(STAMP)
@@ -31,6 +33,14 @@ test: env widgets axe chromium
 # The hostile-submission corpus alone, in one process (what its limits were measured on).
 test-hostile: env
 	$(BIN)/python -m pytest -n 0 -m hostile tests/grading/test_classroom_hostile.py
+
+# Resolve requirements.txt into requirements.lock again (book/maintaining.md). Versions the
+# lock already holds are kept while they still fit; LOCK_OPTIONS=--upgrade takes the newest
+# that fit, LOCK_OPTIONS="--upgrade-package NAME" one package's.
+lock: env
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --allow-unsafe --strip-extras \
+	  --no-emit-index-url --no-emit-find-links $(LOCK_OPTIONS) \
+	  --output-file requirements.lock requirements.txt
 
 # Regenerate the learners' release (exercises/) from the instructor's source (solutions/).
 # nbgrader runs `alembic` from PATH, hence the venv's bin first.
