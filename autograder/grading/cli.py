@@ -98,12 +98,29 @@ def parser() -> argparse.ArgumentParser:
     return command
 
 
+class Stopped(KeyboardInterrupt):
+    """The command was told to stop by a signal other than Ctrl-C."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def _stop(signum, frame) -> None:
+    raise Stopped(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         # Ctrl-C (SIGINT) stops the class and keeps what is graded, also when a script
         # started the command in the background: a shell without job control starts
         # background jobs with SIGINT ignored, and Python keeps an ignored signal ignored.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        # SIGTERM (what `timeout`, a scheduler or `kill` send) and SIGHUP (a closing
+        # terminal) stop it the same way: the notebooks being graded and their kernels
+        # are ended with it, and a later run resumes.
+        signal.signal(signal.SIGTERM, _stop)
+        signal.signal(signal.SIGHUP, _stop)
     command = parser()
     args = command.parse_args(argv)
     if args.all == bool(args.assignment):
@@ -125,15 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with grading_spark(args.spark, log_dir=course.root / "spark-logs") as remote:
             if remote:
-                print(f"grading against Spark Connect at {remote}", file=sys.stderr)
+                print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
             results = grade_class(course, work, remote=remote, jobs=args.jobs, limits=limits,
                                   force=args.force, deny=[args.submissions.resolve(), solutions],
                                   progress=Progress(),
                                   class_answers=not args.streams_per_notebook)
-    except KeyboardInterrupt:
-        print("\ninterrupted: graded submissions are kept; run the same command to resume",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
+        print(f"\nstopped by {signal.Signals(signum).name}: graded submissions are kept; "
+              "run the same command to resume", file=sys.stderr)
+        return 128 + signum
     env = nbgrader_env()
     if not args.no_feedback:
         for assignment in results:
