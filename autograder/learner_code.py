@@ -93,8 +93,9 @@ def _innermost(tb: TracebackType | None) -> TracebackType | None:
 def course_fault(error: BaseException, *, catcher_frames: int = 1) -> str | None:
     """Why ``error`` is the course's fault rather than the learner's, or None.
 
-    Two kinds of error say nothing about the learner's code, and a check must never score
-    them: a full disk (Spark could not write its checkpoint or a shuffle file), and an error
+    Three kinds of error say nothing about the learner's code, and a check must never score
+    them: a full disk (Spark could not write its checkpoint or a shuffle file), a Spark that
+    is gone (its JVM died, its Connect server stopped answering), and an error
     in the course's own Python (a bug in a check, the driver or a reader), which is any
     error that is not Spark's, raised in the course's files with none of the learner's lines
     on the way. A learner's query that Spark refuses is the learner's: Spark's errors are
@@ -108,6 +109,14 @@ def course_fault(error: BaseException, *, catcher_frames: int = 1) -> str | None
         if isinstance(link, OSError) and link.errno in (errno.ENOSPC, errno.EDQUOT) \
                 or "No space left on device" in str(link):
             return "the disk is full"
+    for link in _chain(error):
+        # py4j's own error (not a Java exception, which is Py4JJavaError) when the JVM no
+        # longer answers: "An error occurred while calling o31.sc"
+        if type(link).__name__ in ("Py4JNetworkError", "Py4JError") \
+                or isinstance(link, (ConnectionRefusedError, ConnectionResetError, BrokenPipeError)) \
+                or "Answer from Java side is empty" in str(link) \
+                or "StatusCode.UNAVAILABLE" in str(link):
+            return "the connection to Spark was lost (its JVM or its server stopped)"
     if _from_spark(error):
         return None
     ours = [frame for frame in inside

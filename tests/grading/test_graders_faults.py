@@ -93,3 +93,26 @@ def test_the_summary_counts_the_graders_faults_apart_and_says_what_to_do():
     assert "bob" in table and "grader's fault, to regrade (the Spark Connect server" in table
     assert "1 graded, 0 flagged for cheating (none), 0 not run to the end (none)" in table
     assert "1 NOT graded because of the grader's own fault, not theirs (bob)" in table
+
+
+@pytest.mark.slow
+def test_a_spark_that_died_under_a_check_is_a_grader_fault(tmp_path):
+    # A local session whose JVM is killed (as the kernel's OOM killer would): the next
+    # query a check runs fails on the lost connection, and decides nothing.
+    script = (
+        "import os, signal\n"
+        "from autograder.session import course_session\n"
+        "from autograder.checking import spark_failure_as_lesson\n"
+        "from autograder.feedback import GraderFault\n"
+        "spark = course_session()\n"
+        "os.kill(spark.sparkContext._gateway.proc.pid, signal.SIGKILL)\n"
+        "try:\n"
+        "    with spark_failure_as_lesson('your query'):\n"
+        "        spark.range(3).count()\n"
+        "except GraderFault as fault:\n"
+        "    print('GraderFault:', fault.cause)\n"
+        "except Exception as error:\n"
+        "    print('scored as the learner\\'s:', type(error).__name__, error)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert "GraderFault: the connection to Spark was lost" in done.stdout, done.stdout + done.stderr
