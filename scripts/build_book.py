@@ -10,7 +10,8 @@ myst-nb does, runs the pages the cache lacks ``--jobs`` at a time (the longest f
 what they took last time) and stores them in the cache. The build that follows then finds
 every page executed, renders it, and fails on any warning (``--warningiserror``).
 
-A page whose execution fails is not stored: the build executes it again itself and
+A page whose execution fails is not stored, and its failure is printed at once (a cell
+that fails once and passes the second time still shows): the build executes it again itself and
 reports the error the way it always does. When the course's toolkit (``autograder/``) is
 newer than the cache, every page runs again: the cache knows only each page's own text.
 """
@@ -68,6 +69,9 @@ def execute_missing(root: Path, jobs: int) -> None:
                                   for path in (ROOT / "autograder").rglob("*.py")):
         print("autograder/ changed since the last build: executing every page again")
         shutil.rmtree(cache_dir)
+        # and rendering every page again: Sphinx would keep the old HTML of a page whose
+        # own text did not change (its doctree is still there)
+        shutil.rmtree(root / "_build" / ".doctrees", ignore_errors=True)
     cache = get_cache(str(cache_dir))
     took_before = {record.uri: record.data.get("execution_seconds", 0)
                    for record in cache.list_cache_records()}
@@ -89,7 +93,10 @@ def execute_missing(root: Path, jobs: int) -> None:
         for future in as_completed(futures):
             page, executed, seconds, error = future.result()
             if error is not None:
-                print(f"{page}: a cell failed; the build will run it again and report it")
+                # Said in full now, even if the second run (jupyter-book's) passes: a cell
+                # that fails only sometimes is a claim that depends on the machine's speed.
+                print(f"{page}: a cell failed in {seconds:.0f} s; the build will run it "
+                      f"again. The failure:\n" + _last_lines(error, 25))
                 continue
             cache.cache_notebook_bundle(
                 CacheBundleIn(nbformat.reads(executed, 4), page,
@@ -98,6 +105,11 @@ def execute_missing(root: Path, jobs: int) -> None:
             print(f"{page}: Executed notebook in {seconds:.2f} seconds")
     print(f"executed {len(missing)} pages, {jobs} at a time, in "
           f"{time.monotonic() - started:.1f} s")
+
+
+def _last_lines(text: str, count: int) -> str:
+    """The end of a cell's error (the cell's source and the exception), indented."""
+    return "\n".join("    " + line for line in text.rstrip().splitlines()[-count:])
 
 
 def main(argv: list[str] | None = None) -> int:
