@@ -3,7 +3,8 @@ and offers itself as a notebook.
 
 Chapter ``book/NN_name`` has its learners' notebook in ``exercises/NN_name/NN_name.ipynb``
 (the release nbgrader generates). Right under the chapter's title this extension adds a
-line with a download link to that notebook, a download link to the chapter itself as a
+line with a download link to that notebook (or says the chapter has none yet), a download
+link to the chapter itself as a
 notebook (converted from its MyST source with jupytext when the build starts, into
 ``_build/chapter-notebooks/``), and a link to the page that says how to run them locally.
 Sphinx copies both notebooks into the site (``_downloads/``) and rebuilds the chapter's
@@ -62,31 +63,30 @@ def exercise_for(srcdir: str | Path, docname: str) -> str | None:
 
 
 def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
-    """Put the download line under the chapter's title (before Sphinx collects downloads)."""
+    """Put the download line under the chapter's title (before Sphinx collects downloads):
+    the exercise notebook, when the chapter has one, and the chapter as a notebook."""
     docname = app.env.docname
     exercise = exercise_for(app.srcdir, docname)
+    chapter = chapter_notebook_for(app.srcdir, docname)
     _known(app.env)[docname] = _links(app.srcdir, docname)
-    if exercise is None:
+    if exercise is None and chapter is None:
         return
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is None:
         return
-    download = addnodes.download_reference(
-        "", "", nodes.literal("", Path(exercise).name),
-        reftarget="/" + exercise, refdoc=docname, refexplicit=True,
-    )
     how_to = addnodes.pending_xref(
         "", nodes.inline("", "how to run it locally"),
         refdomain="std", reftype="doc", reftarget="/" + RUNNING_LOCALLY,
         refdoc=docname, refexplicit=True, refwarn=True,
     )
-    parts = [nodes.Text("Exercise notebook for this chapter: "), download]
-    chapter = chapter_notebook_for(app.srcdir, docname)
-    if chapter is not None:
-        parts += [nodes.Text("; the chapter itself as a notebook: "),
-                  addnodes.download_reference(
-                      "", "", nodes.literal("", Path(chapter).name),
-                      reftarget="/" + chapter, refdoc=docname, refexplicit=True)]
+    if exercise is not None:
+        parts = [nodes.Text("Exercise notebook for this chapter: "), _download(exercise, docname)]
+        if chapter is not None:
+            parts += [nodes.Text("; the chapter itself as a notebook: "),
+                      _download(chapter, docname)]
+    else:
+        parts = [nodes.Text("This chapter has no graded exercises yet; the chapter itself as "
+                            "a notebook: "), _download(chapter, docname)]
     line = nodes.paragraph(
         "", "", *parts,
         nodes.Text(" (open them in JupyterLab; see "), how_to, nodes.Text(")."),
@@ -95,6 +95,13 @@ def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
     title_at = next((i for i, child in enumerate(section.children)
                      if isinstance(child, nodes.title)), -1)
     section.insert(title_at + 1, line)
+
+
+def _download(path: str, docname: str) -> addnodes.download_reference:
+    return addnodes.download_reference(
+        "", "", nodes.literal("", Path(path).name),
+        reftarget="/" + path, refdoc=docname, refexplicit=True,
+    )
 
 
 def chapters_whose_exercise_changed(app: Sphinx, env, added, changed, removed) -> list[str]:
