@@ -138,7 +138,8 @@ def test_the_input_table_names_its_columns_and_times_count_from_the_start(window
     assert "watermark: <em>none yet</em>" in views[0]
     assert "watermark: <code>15 s</code>" in views[3]
     assert "{start: 0 s, end: 10 s}" in views[3]
-    assert "eventTime.max" in views[2] and ">25 s</td>" in views[2]
+    # a metric's name as the reader sees it (it may break after a dot on a narrow screen)
+    assert "eventTime.max" in views[2].replace("<wbr>", "") and ">25 s</td>" in views[2]
 
 
 def _input_panel(view: str) -> str:
