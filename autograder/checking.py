@@ -27,7 +27,7 @@ from typing import Any, Callable, Hashable
 
 from .feedback import CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain
 from .contract import BORROWED
-from .learner_code import COURSE_DIR, written_by_learner
+from .learner_code import in_course, written_by_learner
 from .session import is_connect
 
 #: Where a stream comes from, as a lesson names it (a drawn one says ``seed N``).
@@ -187,7 +187,7 @@ def reference_answer() -> None:
     # runs it (the course starts its own threads from its own code).
     borrowed = caller is None or written_by_learner(caller.f_code.co_filename)
     while not borrowed and caller is not None:
-        if caller.f_code.co_name.startswith("check_") and _in_course(caller.f_code.co_filename):
+        if caller.f_code.co_name.startswith("check_") and in_course(caller.f_code.co_filename):
             answer = caller.f_locals.get(caller.f_code.co_varnames[0]) \
                 if caller.f_code.co_argcount else None
             borrowed = _runs(answer, code)
@@ -197,14 +197,10 @@ def reference_answer() -> None:
         sys.audit(BORROWED, f"{frame.f_globals.get('__name__')}.{code.co_qualname}")
 
 
-def _in_course(filename: str) -> bool:
-    return filename.startswith(COURSE_DIR + "/")
-
-
 def _ours_or_learners(filename: str) -> bool:
     """A frame of the course's or the learner's own files; code Python writes for itself
     (``<string>``: a dataclass's ``__init__``) counts as neither."""
-    return not filename.startswith("<") and (_in_course(filename) or written_by_learner(filename))
+    return not filename.startswith("<") and (in_course(filename) or written_by_learner(filename))
 
 
 def _runs(answer, code, depth: int = 0) -> bool:

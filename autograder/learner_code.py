@@ -23,6 +23,11 @@ LIBRARY_DIRS = sorted({os.path.abspath(path) for name, path in sysconfig.get_pat
 LIBRARY_FOLDERS = ("site-packages", "dist-packages")
 
 
+def in_course(filename: str) -> bool:
+    """True when ``filename`` is one of the course's own files (``autograder/``)."""
+    return os.path.abspath(filename).startswith(COURSE_DIR + os.sep)
+
+
 def written_by_learner(filename: str) -> bool:
     """True unless ``filename`` belongs to the course's package, a library or Python."""
     if filename.startswith("<frozen"):
@@ -119,8 +124,7 @@ def course_fault(error: BaseException, *, catcher_frames: int = 1) -> str | None
             return "the connection to Spark was lost (its JVM or its server stopped)"
     if _from_spark(error):
         return None
-    ours = [frame for frame in inside
-            if os.path.abspath(frame.filename).startswith(COURSE_DIR + os.sep)]
+    ours = [frame for frame in inside if in_course(frame.filename)]
     if not ours:
         return None
     where = f"{os.path.relpath(ours[-1].filename, os.path.dirname(COURSE_DIR))}:{ours[-1].lineno}"
