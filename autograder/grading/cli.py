@@ -8,10 +8,14 @@ import threading
 import time
 from pathlib import Path
 
+import rich.progress
+from rich.console import Console
+
 from .course import GradingCourse, find_course_root, nbgrader_env, run_nbgrader
 from .processes import GradingLimits
-from .results import GRADED, NotebookGrade, summary_table
+from .results import GRADED, NotebookGrade, summary, summary_table
 from .run import grade_class
+from .shards import MergeError, merge_courses, parse_shard, take_shard
 from .spark import grading_spark
 
 
@@ -22,35 +26,56 @@ PROG = SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m autograder.cla
 
 
 class Progress:
-    """A one-line progress bar on stderr."""
+    """What the command says while it grades, on stderr. In a terminal, a live bar (rich)
+    with the notes above it; anywhere else (a log file, CI, a pipe) one plain line per
+    finished notebook and per note: no carriage returns, no colours."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream, self.done, self.total, self.flagged = stream, 0, 0, 0
+    def __init__(self, console: Console | None = None):
+        self.console = console or Console(stderr=True)
+        self.done, self.total, self.flagged = 0, 0, 0
         self.started = time.monotonic()
+        self.bar: rich.progress.Progress | None = None
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar:
+            self.bar.stop()
 
     def start(self, total: int, skipped: int = 0) -> None:
         self.total, self.started = total, time.monotonic()
         if skipped:
-            print(f"{skipped} submission(s) already graded: kept (use --force to regrade)",
-                  file=self.stream)
-        self._draw("")
+            self.note(f"{skipped} submission(s) already graded: kept (use --force to regrade)")
+        self.note(f"grading {total} notebook(s)")
+        if self.console.is_interactive and total:
+            self.bar = rich.progress.Progress(
+                rich.progress.BarColumn(), rich.progress.MofNCompleteColumn(),
+                rich.progress.TimeElapsedColumn(), "eta", rich.progress.TimeRemainingColumn(),
+                rich.progress.TextColumn("{task.fields[flagged]} to look at", style="yellow",
+                                         markup=False),
+                rich.progress.TextColumn("{task.fields[last]}", markup=False),
+                console=self.console)
+            self.bar.add_task("grading", total=total, flagged=0, last="")
+            self.bar.start()
 
     def note(self, line: str) -> None:
-        print(line, file=self.stream, flush=True)
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def advance(self, assignment: str, grade: NotebookGrade) -> None:
         self.done += 1
         self.flagged += bool(grade.flags) or grade.outcome != GRADED
-        self._draw(f"{assignment}/{grade.student}")
-
-    def _draw(self, last: str) -> None:
-        width = 30
-        filled = int(width * self.done / self.total) if self.total else width
+        if self.bar:
+            (task,) = self.bar.task_ids
+            self.bar.update(task, advance=1, flagged=self.flagged,
+                            last=f"{assignment}/{grade.student}"[:40])
+            return
         elapsed = time.monotonic() - self.started
-        eta = elapsed / self.done * (self.total - self.done) if self.done else 0
-        line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                f"{elapsed:5.0f}s eta {eta:4.0f}s  {self.flagged} to look at  {last[:40]:<40}")
-        print(line, end="" if self.done < self.total else "\n", file=self.stream, flush=True)
+        left = elapsed / self.done * (self.total - self.done)
+        looked = f"; flagged: {'; '.join(grade.flags)[:120]}" if grade.flags else ""
+        self.note(f"{self.done}/{self.total} {assignment}/{grade.student}: {grade.outcome}, "
+                  f"{grade.score:g}/{grade.max_score:g} points{looked} "
+                  f"({elapsed:.0f} s, about {left:.0f} s left, {self.flagged} to look at)")
 
 
 def find_submissions(folder: Path, assignments: list[str]) -> dict[str, dict[str, Path]]:
@@ -95,6 +120,23 @@ def parser() -> argparse.ArgumentParser:
                        help="each notebook draws its own streams and asks Spark itself, as with "
                             "stock nbgrader (slower; by default a run grades everybody on the "
                             "same fresh streams and asks Spark once)")
+    grade.add_argument("--shard", type=parse_shard, metavar="K/N",
+                       help="grade only shard K of N: the learners a hash of their name puts "
+                            "there, the same on every machine (then `merge` the shards)")
+    grade.add_argument("--answers-from", type=Path, metavar="FOLDER",
+                       help="grade on the seed and Spark's answers another run recorded in "
+                            "FOLDER/<assignment>/ (its course folder's spark-answers/) instead "
+                            "of running the solution again")
+    merge = commands.add_parser("merge", help="gather the course folders of several shards "
+                                              "(grade --shard K/N) into one class")
+    merge.add_argument("shards", nargs="+", type=Path, metavar="SHARD_COURSE_DIR",
+                       help="each shard's --course-dir")
+    merge.add_argument("--course-dir", type=Path,
+                       help="the course folder to merge into (default: "
+                            "<course root>/.course-work/classroom)")
+    merge.add_argument("--course-root", type=Path, help="as for grade")
+    merge.add_argument("--submissions", type=Path,
+                       help="the class's submissions: list those no shard has graded")
     return command
 
 
@@ -123,18 +165,32 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGHUP, _stop)
     command = parser()
     args = command.parse_args(argv)
+    if args.command == "merge":
+        return merge(command, args)
     if args.all == bool(args.assignment):
         command.error("name one assignment or give --all")
-    course_root = args.course_root.resolve() if args.course_root else find_course_root()
-    if course_root is None or not (course_root / "solutions").is_dir():
-        command.error(f"no solutions/ folder in {args.course_root or Path.cwd()}: run the "
-                      "command in the course's folder (or below it) or give --course-root")
+    course_root = _course_root(command, args)
     solutions = course_root / "solutions"
     assignments = sorted(p.name for p in solutions.iterdir() if p.is_dir()) \
         if args.all else [args.assignment]
     work = find_submissions(args.submissions.resolve(), assignments)
     if not work:
         command.error(f"no submissions for {', '.join(assignments)} in {args.submissions}")
+    answers_of = {}
+    if args.answers_from:
+        answers_of = {a: args.answers_from.resolve() / a for a in assignments
+                      if (args.answers_from / a / "answers.json").is_file()}
+        if not answers_of:
+            command.error(f"no recorded answers for {', '.join(assignments)} in "
+                          f"{args.answers_from} (its <assignment>/answers.json)")
+    if args.shard:
+        everybody = {learner for submissions in work.values() for learner in submissions}
+        work = {a: s for a, s in take_shard(work, args.shard).items() if s}
+        mine = {learner for submissions in work.values() for learner in submissions}
+        print(f"shard {args.shard[0]}/{args.shard[1]}: {len(mine)} of the class's "
+              f"{len(everybody)} learners (by a hash of their names)", file=sys.stderr)
+        if not work:
+            return 0
     course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
                            cell_timeout=args.cell_timeout, course_root=course_root)
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
@@ -146,10 +202,11 @@ def main(argv: list[str] | None = None) -> int:
             results = grade_class(course, work, remote=remote, jobs=args.jobs, limits=limits,
                                   force=args.force, deny=[args.submissions.resolve(), solutions],
                                   progress=Progress(),
-                                  class_answers=not args.streams_per_notebook)
+                                  class_answers=not args.streams_per_notebook,
+                                  answers_of=answers_of)
     except KeyboardInterrupt as stop:
         signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
-        print(f"\nstopped by {signal.Signals(signum).name}: graded submissions are kept; "
+        print(f"stopped by {signal.Signals(signum).name}: graded submissions are kept; "
               "run the same command to resume", file=sys.stderr)
         return 128 + signum
     env = nbgrader_env()
@@ -157,7 +214,51 @@ def main(argv: list[str] | None = None) -> int:
         for assignment in results:
             run_nbgrader(["generate_feedback", assignment, "--force"], course.root, env, check=False)
     run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root, env, check=False)
-    print(summary_table(results))
+    out = Console()
+    if out.is_terminal:
+        out.print(summary(results))
+    else:
+        print(summary_table(results))
     print(f"\n{time.monotonic() - started:.0f} s. Gradebook {course.root / 'gradebook.db'}, "
           f"CSV {course.root / 'grades.csv'}, feedback {course.root / 'feedback'}")
     return 0
+
+
+def _course_root(command: argparse.ArgumentParser, args) -> Path:
+    course_root = args.course_root.resolve() if args.course_root else find_course_root()
+    if course_root is None or not (course_root / "solutions").is_dir():
+        command.error(f"no solutions/ folder in {args.course_root or Path.cwd()}: run the "
+                      "command in the course's folder (or below it) or give --course-root")
+    return course_root
+
+
+def merge(command: argparse.ArgumentParser, args) -> int:
+    """``merge``: the shards' course folders into one, its CSV export and summary table."""
+    course_root = _course_root(command, args)
+    course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
+                           course_root=course_root)
+    try:
+        results, notes = merge_courses(course, args.shards)
+    except MergeError as error:
+        command.error(str(error))
+    if not results:
+        command.error(f"nothing graded in {', '.join(map(str, args.shards))}")
+    run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root,
+                 nbgrader_env(), check=False)
+    out = Console()
+    if out.is_terminal:
+        out.print(summary(results))
+    else:
+        print(summary_table(results))
+    for note in notes:
+        print(f"note: {note}")
+    missing = []
+    if args.submissions:
+        work = find_submissions(args.submissions.resolve(), sorted(results))
+        missing = sorted(f"{learner} ({assignment})" for assignment, submissions in work.items()
+                         for learner in submissions if learner not in results[assignment])
+        print(f"{len(missing)} submission(s) graded by no shard"
+              + (f": {', '.join(missing)}; run their shard again" if missing else ""))
+    print(f"\nGradebook {course.root / 'gradebook.db'}, CSV {course.root / 'grades.csv'}, "
+          f"feedback {course.root / 'feedback'}")
+    return 1 if missing else 0

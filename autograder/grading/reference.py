@@ -41,7 +41,7 @@ def record_answers(course: GradingCourse, assignment: str, *, kernel_env: Kernel
     if reuse and answers.exists() and seed_file.exists():
         seed = seed_file.read_text().strip()
         return ({SEED: seed, ANSWERS: str(answers)},
-                f"{assignment}: seed {seed} and Spark's answers kept from the interrupted run")
+                f"{assignment}: seed {seed} and Spark's answers kept from an earlier run")
 
     seed = str(fresh_seed())
     folder.mkdir(parents=True, exist_ok=True)
