@@ -8,9 +8,12 @@ import threading
 import time
 from pathlib import Path
 
+import rich.progress
+from rich.console import Console
+
 from .course import GradingCourse, find_course_root, nbgrader_env, run_nbgrader
 from .processes import GradingLimits
-from .results import GRADED, NotebookGrade, summary_table
+from .results import GRADED, NotebookGrade, summary, summary_table
 from .run import grade_class
 from .shards import MergeError, merge_courses, parse_shard, take_shard
 from .spark import grading_spark
@@ -23,35 +26,56 @@ PROG = SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m autograder.cla
 
 
 class Progress:
-    """A one-line progress bar on stderr."""
+    """What the command says while it grades, on stderr. In a terminal, a live bar (rich)
+    with the notes above it; anywhere else (a log file, CI, a pipe) one plain line per
+    finished notebook and per note: no carriage returns, no colours."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream, self.done, self.total, self.flagged = stream, 0, 0, 0
+    def __init__(self, console: Console | None = None):
+        self.console = console or Console(stderr=True)
+        self.done, self.total, self.flagged = 0, 0, 0
         self.started = time.monotonic()
+        self.bar: rich.progress.Progress | None = None
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar:
+            self.bar.stop()
 
     def start(self, total: int, skipped: int = 0) -> None:
         self.total, self.started = total, time.monotonic()
         if skipped:
-            print(f"{skipped} submission(s) already graded: kept (use --force to regrade)",
-                  file=self.stream)
-        self._draw("")
+            self.note(f"{skipped} submission(s) already graded: kept (use --force to regrade)")
+        self.note(f"grading {total} notebook(s)")
+        if self.console.is_interactive and total:
+            self.bar = rich.progress.Progress(
+                rich.progress.BarColumn(), rich.progress.MofNCompleteColumn(),
+                rich.progress.TimeElapsedColumn(), "eta", rich.progress.TimeRemainingColumn(),
+                rich.progress.TextColumn("{task.fields[flagged]} to look at", style="yellow",
+                                         markup=False),
+                rich.progress.TextColumn("{task.fields[last]}", markup=False),
+                console=self.console)
+            self.bar.add_task("grading", total=total, flagged=0, last="")
+            self.bar.start()
 
     def note(self, line: str) -> None:
-        print(line, file=self.stream, flush=True)
+        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def advance(self, assignment: str, grade: NotebookGrade) -> None:
         self.done += 1
         self.flagged += bool(grade.flags) or grade.outcome != GRADED
-        self._draw(f"{assignment}/{grade.student}")
-
-    def _draw(self, last: str) -> None:
-        width = 30
-        filled = int(width * self.done / self.total) if self.total else width
+        if self.bar:
+            (task,) = self.bar.task_ids
+            self.bar.update(task, advance=1, flagged=self.flagged,
+                            last=f"{assignment}/{grade.student}"[:40])
+            return
         elapsed = time.monotonic() - self.started
-        eta = elapsed / self.done * (self.total - self.done) if self.done else 0
-        line = (f"\r[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
-                f"{elapsed:5.0f}s eta {eta:4.0f}s  {self.flagged} to look at  {last[:40]:<40}")
-        print(line, end="" if self.done < self.total else "\n", file=self.stream, flush=True)
+        left = elapsed / self.done * (self.total - self.done)
+        looked = f"; flagged: {'; '.join(grade.flags)[:120]}" if grade.flags else ""
+        self.note(f"{self.done}/{self.total} {assignment}/{grade.student}: {grade.outcome}, "
+                  f"{grade.score:g}/{grade.max_score:g} points{looked} "
+                  f"({elapsed:.0f} s, about {left:.0f} s left, {self.flagged} to look at)")
 
 
 def find_submissions(folder: Path, assignments: list[str]) -> dict[str, dict[str, Path]]:
@@ -182,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
                                   answers_of=answers_of)
     except KeyboardInterrupt as stop:
         signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
-        print(f"\nstopped by {signal.Signals(signum).name}: graded submissions are kept; "
+        print(f"stopped by {signal.Signals(signum).name}: graded submissions are kept; "
               "run the same command to resume", file=sys.stderr)
         return 128 + signum
     env = nbgrader_env()
@@ -190,7 +214,11 @@ def main(argv: list[str] | None = None) -> int:
         for assignment in results:
             run_nbgrader(["generate_feedback", assignment, "--force"], course.root, env, check=False)
     run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root, env, check=False)
-    print(summary_table(results))
+    out = Console()
+    if out.is_terminal:
+        out.print(summary(results))
+    else:
+        print(summary_table(results))
     print(f"\n{time.monotonic() - started:.0f} s. Gradebook {course.root / 'gradebook.db'}, "
           f"CSV {course.root / 'grades.csv'}, feedback {course.root / 'feedback'}")
     return 0
@@ -217,7 +245,11 @@ def merge(command: argparse.ArgumentParser, args) -> int:
         command.error(f"nothing graded in {', '.join(map(str, args.shards))}")
     run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root,
                  nbgrader_env(), check=False)
-    print(summary_table(results))
+    out = Console()
+    if out.is_terminal:
+        out.print(summary(results))
+    else:
+        print(summary_table(results))
     for note in notes:
         print(f"note: {note}")
     missing = []

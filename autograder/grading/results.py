@@ -1,7 +1,13 @@
 """What grading one notebook ends with: its points per cell, its outcome, its flags."""
 from __future__ import annotations
 
+import io
 from dataclasses import asdict, dataclass, field
+
+from rich import box
+from rich.console import Console, Group
+from rich.text import Text
+from rich.table import Table
 
 #: How grading a notebook ended. Anything but GRADED left zeros in the gradebook.
 GRADED = "graded"
@@ -14,6 +20,8 @@ FAILED = "grading failed"
 #: nothing was decided about the learner's work, no grade is kept, and the notebook is
 #: graded again (once in the same run; a later run of the command grades it again too).
 GRADER_FAULT = "grader's fault, to regrade"
+#: The plain summary's width: wide enough that no row of a class is folded onto two lines.
+PLAIN_WIDTH = 1000
 
 
 @dataclass
@@ -56,32 +64,48 @@ class NotebookGrade:
         return cls(cells=cells, **data)
 
 
-def summary_table(results: dict[str, dict[str, NotebookGrade]]) -> str:
-    """The table the grading command prints: one line per learner, per assignment."""
-    lines = []
+def summary(results: dict[str, dict[str, NotebookGrade]], *, plain: bool = False) -> Group:
+    """The summary the grading command prints: per assignment, a table with one row per
+    learner (points, points per task, outcome, flags), then who was flagged, who was not run
+    to the end, and who was not graded at all. ``plain``: no colours and no box lines, for a
+    log or a pipe."""
+    parts = []
     for assignment, grades in results.items():
         ids = sorted({g for grade in grades.values() for g in grade.cells}, key=str)
-        lines.append(f"\n{assignment}")
-        header = ["learner", "points", *[g.removeprefix("test_") for g in ids], "outcome", "flags"]
-        rows = []
+        table = Table(box=None if plain else box.SIMPLE_HEAD, pad_edge=False,
+                      show_edge=not plain, header_style="" if plain else "bold")
+        for column in ["learner", "points", *[g.removeprefix("test_") for g in ids]]:
+            table.add_column(column, no_wrap=plain)
+        table.add_column("outcome", no_wrap=plain)
+        table.add_column("flags", no_wrap=plain)
         for student in sorted(grades):
             grade = grades[student]
-            rows.append([student, f"{grade.score:g}/{grade.max_score:g}",
-                         *[f"{grade.cells[g].score:g}" if g in grade.cells else "-" for g in ids],
-                         grade.outcome + (f" ({grade.detail})" if grade.detail else ""),
-                         "; ".join(grade.flags)[:120] or "-"])
-        widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header) - 2)]
-        for row in [header, *rows]:
-            cells = [str(c).ljust(w) for c, w in zip(row, widths)] + row[len(widths):]
-            lines.append("  ".join(cells))
+            worry = "" if plain else ("green" if grade.outcome == GRADED else "red")
+            table.add_row(student, f"{grade.score:g}/{grade.max_score:g}",
+                          *[f"{grade.cells[g].score:g}" if g in grade.cells else "-" for g in ids],
+                          Text(grade.outcome + (f" ({grade.detail})" if grade.detail else ""),
+                               style=worry),
+                          Text("; ".join(grade.flags)[:120] or "-",
+                               style="" if plain or not grade.flags else "yellow"))
         flagged = [s for s, g in grades.items() if g.flags]
         ours = [s for s, g in grades.items() if g.outcome == GRADER_FAULT]
         failed = [s for s, g in grades.items() if g.outcome not in (GRADED, GRADER_FAULT)]
-        lines.append(f"{len(grades) - len(ours)} graded, {len(flagged)} flagged for cheating "
-                     f"({', '.join(sorted(flagged)) or 'none'}), {len(failed)} not run to the end "
-                     f"({', '.join(sorted(failed)) or 'none'})")
+        parts += [Text(f"\n{assignment}", style="" if plain else "bold"), table,
+                  Text(f"{len(grades) - len(ours)} graded, {len(flagged)} flagged for cheating "
+                       f"({', '.join(sorted(flagged)) or 'none'}), {len(failed)} not run to the "
+                       f"end ({', '.join(sorted(failed)) or 'none'})")]
         if ours:
-            lines.append(f"{len(ours)} NOT graded because of the grader's own fault, not "
-                         f"theirs ({', '.join(sorted(ours))}): fix the cause shown above and run "
-                         "the same command again; it grades only these")
-    return "\n".join(lines)
+            parts.append(Text(f"{len(ours)} NOT graded because of the grader's own fault, not "
+                              f"theirs ({', '.join(sorted(ours))}): fix the cause shown above and "
+                              "run the same command again; it grades only these",
+                              style="" if plain else "bold red"))
+    return Group(*parts)
+
+
+def summary_table(results: dict[str, dict[str, NotebookGrade]]) -> str:
+    """The summary as plain text, each row and sentence on one line: what the grading
+    command prints when its output is not a terminal."""
+    console = Console(file=io.StringIO(), color_system=None, force_terminal=False,
+                      width=PLAIN_WIDTH, soft_wrap=True)
+    console.print(summary(results, plain=True))
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())

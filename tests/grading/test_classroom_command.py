@@ -9,6 +9,7 @@ graded. The last run grades only the others, and writes feedback that shows no h
 code, and the CSV export.
 """
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -154,6 +155,13 @@ def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp
                       "cid": {**zero, "test_predict_emitted": FULL["test_predict_emitted"]},
                       "dan": zero, "eve": emitted_so_far}
     assert "5 graded, 0 flagged for cheating" in third.stdout
+    # Its output went to a pipe and the others' to a file: plain text, one line per finished
+    # notebook (a terminal would get a bar redrawn in place).
+    for output in (third.stderr, third.stdout, first.log.read_text(), second.log.read_text()):
+        assert "\r" not in output and "\x1b" not in output
+    finished = [line for line in third.stderr.splitlines()
+                if re.match(rf"\d+/{5 - len(kept)} {ASSIGNMENT}/\w+: ", line)]
+    assert len(finished) == 5 - len(kept), third.stderr
     assert "grader's own fault" not in third.stdout
 
     assert (course / "grades.csv").read_text().count(ASSIGNMENT) == 5
