@@ -67,6 +67,8 @@ def without_duplicate_ids(nb):
     """A learner who copies or splits a cell gives two cells the same ``grade_id``; nbgrader
     then refuses the whole notebook. The first keeps its identity, the copies become plain
     cells (nbgrader puts the locked cell's source back into the first)."""
+    # Not nbgrader's DeduplicateIds: 0.9.6 leaves the copies ``nbgrader: {}``, which its own
+    # schema check refuses as old metadata, failing the notebook (jupyter/nbgrader#1083).
     seen = set()
     for cell in nb.cells:
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
