@@ -103,6 +103,8 @@ class _LearnerSteps(_Steps):
         self.records.extend(records)
         expected = {batch_id: course_rows for batch_id, course_rows in self._expected("emitted")}
         got = {record.batch_id: emitted(record) for record in records}
+        # Not pyspark.testing.assertDataFrameEqual: the course's side is a recording (JSON,
+        # asked of Spark once per class), and a difference must be a lesson, not an assertion.
         for batch_id in sorted(set(expected) | set(got)):
             check_equal(got.get(batch_id, []), expected.get(batch_id, []),
                         "the rows your processor emitted in this micro-batch",
