@@ -13,7 +13,7 @@ The ideas they test, in the chapter's words:
 * everything is read back with the state reader (section "Reading the state back").
 
 Each ``check_*`` plays a scenario (the chapter's example, or a fixed edge stream and a
-seeded one) with the course's reference processor, then with the learner's through the
+seeded one: :mod:`autograder.tws_streams`) with the course's reference processor, then with the learner's through the
 same query, and compares per micro-batch (:mod:`autograder.processor_pair`): the rows emitted,
 the state left in the store (every state variable, read with ``stateVarName``, and the
 timers) and the operator's custom metrics. Spark's run of the reference is asked once
@@ -22,14 +22,13 @@ the solution's run.
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from datetime import timedelta
 
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
-from .checking import EXAMPLE, FIXED, reference_answer, seed_for, stream_context
+from .checking import reference_answer, seed_for
 from .driver import StreamRun
 from .feedback import check_equal, passed
 from .processor_pair import Build, against_course, query_of, quick_try
@@ -38,6 +37,7 @@ from .streams import T0
 from .tws_state import (batch_timestamp_ms, custom_metrics, ms, no_data_batches_disabled,
                         pending_timers, state_rows_per_key, state_variables, stored_keys,
                         stored_values, ttl_expiries)
+from .tws_streams import HOUR_MS, count_cases, dedup_runs, first_n_parts, session_parts
 
 CHAPTER = "chapter 4, transformWithState"
 REVISIT_LIFE_CYCLE = f'{CHAPTER}, section "The processor\'s life cycle"'
@@ -47,7 +47,6 @@ REVISIT_INITIAL = f'{CHAPTER}, section "Initial state"'
 REVISIT_TTL = f'{CHAPTER}, section "Time to live"'
 REVISIT_READER = f'{CHAPTER}, section "Reading the state back"'
 
-HOUR_MS = 3_600_000
 #: Helpers of this module a learner may use freely (the grading guard flags the rest:
 #: the reference processors and the runs the checks compare with).
 TOOLS = ("ms", "custom_metrics", "no_data_batches_disabled", "state_variables",
@@ -99,34 +98,6 @@ def sessions(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
                   .transformWithState(processor, SESSION_OUT, "Append", "EventTime"))
 
 
-EXAMPLE_SESSIONS = [
-    [("ann", 0), ("ann", 4), ("bob", 2)],
-    [("ann", 30), ("bob", 8)],
-    [("cid", 60)],
-]
-
-
-def _session_batches(rng: random.Random, start: int = 0) -> list[list[tuple[str, int]]]:
-    batches = []
-    for number in range(3):
-        at = start + 30 * number
-        rows = [(user, at + rng.randint(0, 8))
-                for user in ("ann", "bob", "cid") for _ in range(rng.randint(0, 2))]
-        if number and rng.random() < 0.7:       # a row far behind the watermark
-            rows.append((rng.choice(("ann", "bob", "dan")), at - 40))
-        batches.append(rows or [("eve", at)])
-    return batches
-
-
-#: The fixed part of every graded session stream, before the seed's (which starts at
-#: 100 s): ann's two first rows come latest first (her session starts at the earliest and
-#: its gap runs from the latest, whatever order a micro-batch hands them in), her next event
-#: arrives while her first timer is pending (her timer must be replaced, not added to),
-#: bob's timer fires when cid moves the watermark, and ann's row at 2 s comes after the
-#: watermark passed it (dropped before the processor sees it).
-EDGE_SESSIONS = [[("ann", 3), ("bob", 1), ("ann", 0)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
-
-
 def check_session_tracker(tracker: type, *, seed: int | None = None,
                           example: bool = False) -> None:
     """``tracker(gap_ms)`` must emit one summary per closed session, keep exactly one timer
@@ -136,13 +107,7 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
     emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
     """
     spark = course_session()
-    what = "(user, seconds after T0)"
-    parts = [(stream_context(what, EXAMPLE, EXAMPLE_SESSIONS), EXAMPLE_SESSIONS)]
-    if not example:
-        seed = seed_for(seed)
-        drawn = _session_batches(random.Random(seed), start=100)
-        parts = [(stream_context(what, FIXED, EDGE_SESSIONS), EDGE_SESSIONS),
-                 (stream_context(what, f"seed {seed}", drawn), drawn)]
+    parts = session_parts(None if example else seed_for(seed))
     quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
               eventTimeExtractor=lambda row: ms(row.ts))
     def play(steps) -> None:
@@ -193,14 +158,6 @@ def deduplicated(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
     return events.groupBy("id").transformWithState(processor, DEDUP_OUT, "Append", "ProcessingTime")
 
 
-EXAMPLE_DEDUP = [["a", "a", "b"], ["a", "c"], ["b", "c", "c"]]
-#: The fixed stream of every graded run: ids seen again in the next micro-batch, with
-#: several copies. Run with a TTL of an hour (remembered: not emitted again) and of 1 ms
-#: (forgotten by then: emitted again), it separates a memory that never expires from one
-#: that is never consulted.
-EDGE_DEDUP = [["a", "a", "b"], ["a", "b", "b"]]
-
-
 def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = False) -> None:
     """``dedup(ttl_ms)`` must emit an id again only once its memory has expired.
 
@@ -214,16 +171,7 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
     the memory is kept, a value or a list of sightings, so it is not compared.)
     """
     spark = course_session()
-    if example:
-        runs = [(HOUR_MS, [(EXAMPLE, EXAMPLE_DEDUP)])]
-    else:
-        seed = seed_for(seed)
-        rng = random.Random(seed)
-        drawn = [[rng.choice("abcde") for _ in range(rng.randint(1, 5))] for _ in range(3)]
-        runs = [(1, [(FIXED, EDGE_DEDUP), (f"seed {seed}", drawn)]),
-                (HOUR_MS, [(FIXED, EDGE_DEDUP)])]
-    runs = [(ttl, [(stream_context(f"ids, TTL {ttl} ms", label, batches), batches)
-                   for label, batches in parts]) for ttl, parts in runs]
+    runs = dedup_runs(None if example else seed_for(seed))
     quick_try(dedup(runs[0][0]), {"a": [Row(id="a")]}, time_mode="ProcessingTime")
     for ttl, parts in runs:
         _dedup_run(spark, dedup, ttl, parts)
@@ -293,14 +241,6 @@ def counts_from(initial: DataFrame) -> Build:
     return build
 
 
-EXAMPLE_INITIAL = [("ann", 10), ("ann", 5), ("bob", 7)]
-EXAMPLE_COUNTS = [["ann"], ["ann", "bob"], ["bob", "cid"]]
-#: The fixed case of every graded run: a user with two starting rows seen in micro-batch 0
-#: (their sum, not one of them, starts the count), a user who starts only after the restart,
-#: and a user with no starting row.
-EDGE_INITIAL = ([("ann", 3), ("bob", 2), ("bob", 5)], [["bob", "cid"], ["ann", "bob"], ["cid"]])
-
-
 def check_starting_counts(counter: type, *, seed: int | None = None,
                           example: bool = False) -> None:
     """``counter()`` must count from the initial state, adding up a user's several rows.
@@ -310,14 +250,7 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
     seed's.
     """
     spark = course_session()
-    if example:
-        cases = [(EXAMPLE_INITIAL, EXAMPLE_COUNTS, EXAMPLE)]
-    else:
-        seed = seed_for(seed)
-        cases = [(*EDGE_INITIAL, FIXED), (*_random_counts(random.Random(seed)), f"seed {seed}")]
-    cases = [(initial, batches,
-              stream_context(f"initial state {initial}, users", label, batches)
-              + ", restarted after batch 0") for initial, batches, label in cases]
+    cases = count_cases(None if example else seed_for(seed))
     quick_try(counter(), {"ann": [Row(user="ann")]},
               initialStateRow=[("ann", Row(user="ann", n=1))])
     for initial, batches, context in cases:
@@ -335,17 +268,6 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
                        learner=counter(), course=CourseStartingCounts(), play=play,
                        context=context, revisit=REVISIT_INITIAL, life_cycle=REVISIT_LIFE_CYCLE)
     passed("your counts start from the initial state and survive a restart")
-
-
-def _random_counts(rng: random.Random) -> tuple[list, list]:
-    """An initial state (one user with two rows at least) and three micro-batches of users."""
-    users = ("ann", "bob", "cid", "dan")
-    initial = [(user, rng.randint(1, 20)) for user in users if rng.random() < 0.5]
-    twice = rng.choice(users)
-    initial += [(twice, rng.randint(1, 20)), (twice, rng.randint(1, 20))]
-    batches = [[rng.choice(users) for _ in range(rng.randint(1, 4))] for _ in range(3)]
-    batches[0].append(twice)      # so that the two starting rows show in the output
-    return initial, batches
 
 
 # -- task 4: the first N rows of every key -----------------------------------------------------
@@ -380,7 +302,6 @@ def first_rows(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
     return events.groupBy("user").transformWithState(processor, FIRST_OUT, "Append", "None")
 
 
-EXAMPLE_FIRST = ([["ann", "ann", "bob"], ["ann", "ann", "bob"], ["ann", "cid"]], 3)
 COUNTED_METRICS = ("numValueStateVars", "numListStateVars", "numMapStateVars")
 
 
@@ -395,25 +316,7 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     metrics, the state rows per user and the value each user holds are compared.
     """
     spark = course_session()
-    if example:
-        users, n = EXAMPLE_FIRST
-        parts = [(EXAMPLE, users)]
-    else:
-        seed = seed_for(seed)
-        rng = random.Random(seed)
-        users = [[rng.choice(("ann", "bob", "cid")) for _ in range(rng.randint(1, 5))]
-                 for _ in range(3)]
-        n = rng.randint(1, 3)
-        parts = [(FIXED, [["zed"] * (n + 1), ["zed"] * 2]), (f"seed {seed}", users)]
-    numbered, seq = [], 0
-    for label, names_per_batch in parts:
-        batches = []
-        for names in names_per_batch:
-            batches.append([(name, seq + i) for i, name in enumerate(names)])
-            seq += len(names)
-        if label == FIXED:
-            batches[0].reverse()    # zed's first rows come latest first
-        numbered.append((stream_context(f"(user, seq), n={n}", label, batches), batches))
+    n, numbered = first_n_parts(None if example else seed_for(seed))
     quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]})
     def play(steps) -> None:
         for steps.context, batches in numbered:

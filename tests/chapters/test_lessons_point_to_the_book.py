@@ -18,6 +18,7 @@ MODULE_CHAPTER = {
     "save_model.py": 3,
     "transform_with_state.py": 4,
     "tws_state.py": 4,
+    "tws_streams.py": 4,
     "processor_pair.py": 4,
 }
 
