@@ -10,8 +10,8 @@ does to a stream depends on the stream and nothing else, so the checks ask for i
   streams beforehand), runs the solution notebook once with ``AUTOGRADER_RECORD_ANSWERS``
   naming a file, where every answer Spark gave is written, and then grades each learner's
   notebook with ``AUTOGRADER_ANSWERS`` naming that file. A learner's kernel reads the file
-  when the checks are imported, before the learner's first cell runs; from then on the
-  grading guard refuses to open it (it lies in the grading folder).
+  in :func:`load`, which the grading guard calls before the learner's first cell runs;
+  from then on the guard refuses to open it (it lies in the grading folder).
 
 Answers are plain JSON data (numbers, strings, lists, dicts; tuples come back as lists),
 whether Spark was just asked or the answer was recorded, so a check sees the same thing
@@ -24,9 +24,9 @@ its checkpoints do not depend on the learner, only the reading does. So
 micro-batch with the facts about that batch, and remembers them the way answers are
 remembered: once per process, and once per grading run (the copies are recorded in a folder
 beside the answers file, ``<answers>.checkpoints``, which a learner's kernel copies into its
-own temporary folder when the checks are imported, before the guard closes the grading
-folder). A caller always gets its own copy of each checkpoint, so a reader that spoils one
-spoils nothing else.
+own temporary folder in :func:`load`, before the guard closes the grading folder). A caller
+always gets its own copy of each checkpoint, so a reader that spoils one spoils nothing
+else.
 
 Some answers are **known before anybody asks**: those of the worked examples the
 exercises' self-checks run (``check_...(..., example=True)``). Their streams are fixed, so
@@ -34,6 +34,9 @@ Spark's answers are recorded with the course (:data:`KNOWN_ANSWERS_FILE`, writte
 known-answers``) and a learner's self-check needs no Spark run to know them. A test asks
 Spark again for every one of them (:func:`asking_spark`), so the file cannot fall behind
 the course's queries or its Spark version unnoticed.
+
+Importing this module reads no file: :func:`load` does, once per process, called by the
+grading guard in a grading kernel and by the first question anywhere else.
 """
 from __future__ import annotations
 
@@ -122,16 +125,31 @@ def _recorded_checkpoints() -> Path | None:
         return None  # the checks ask Spark again
 
 
-#: Answers recorded for this run, read-only.
-RECORDED: MappingProxyType = _recorded()
+#: Answers recorded for this run, read-only (filled by :func:`load`).
+RECORDED: MappingProxyType = MappingProxyType({})
 #: The checkpoints recorded for this run (this process's copy), or None.
-RECORDED_CHECKPOINTS: Path | None = _recorded_checkpoints()
+RECORDED_CHECKPOINTS: Path | None = None
 #: The worked examples' answers, known before anybody asks, read-only.
-KNOWN: MappingProxyType = _known()
+KNOWN: MappingProxyType = MappingProxyType({})
+_loaded = False
 _asked: dict[str, str] = {}
 #: While :func:`asking_spark` runs: what Spark answered in it (else None).
 _asked_afresh: dict[str, Any] | None = None
 _lock = threading.Lock()
+
+
+def load() -> None:
+    """Read the answers this process may use, once: the run's recorded answers
+    (``AUTOGRADER_ANSWERS``) with a copy of their checkpoints, and the worked examples'
+    known answers. The grading guard calls it before a learner's first cell, while the
+    grading folder is still open (:func:`autograder.grading.kernel_guard.install`);
+    elsewhere the first question calls it."""
+    global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded
+    with _lock:
+        if not _loaded:
+            RECORDED, RECORDED_CHECKPOINTS, KNOWN = (
+                _recorded(), _recorded_checkpoints(), _known())
+            _loaded = True
 
 
 def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any:
@@ -141,6 +159,7 @@ def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any
     this process, nor the run's recorded answers, nor the course's known answers have the
     answer yet (or always, inside :func:`asking_spark`).
     """
+    load()
     key = _key(question, about)
     with _lock:
         fresh = _asked_afresh
@@ -192,6 +211,7 @@ def spark_checkpoints(question: str, about: Any,
     recorded answers have the query yet. Returns ``[(fact, checkpoint copy), ...]``, one
     per micro-batch, each copy new and the caller's own.
     """
+    load()
     key = _key(question, about)
     folder = hashlib.sha256(key.encode()).hexdigest()[:16]
     with _lock:

@@ -5,12 +5,25 @@ kernel, which calls :func:`install`. This module is the only part of the guards 
 in the kernel, so it imports nothing but the standard library: the rest of the guards
 needs nbgrader and nbformat, whose imports cost a kernel about 3 s, paid by every
 notebook of a class. What the hook refuses and repairs is described in
-:mod:`autograder.grading.guards`.
+:mod:`autograder.grading.guards`; here it is in named parts, which :func:`install` puts
+together:
+
+* :func:`load_checks`: the checks and the run's answers, read while the grading folder is
+  still open;
+* :class:`ClosedFiles`: what a notebook may not open, change or connect SQLite to;
+* :class:`Pristine`: the course's modules, the builtins and IPython's error display as they
+  were before the learner's first cell, and how to put them back;
+* :class:`GuardLog`: what the grading command reads afterwards, one event a line;
+* :class:`KernelGuard`: the audit hook, one handler per kind of event.
 """
 from __future__ import annotations
 
+import builtins
+import importlib
 import json
 import os
+import sys
+import threading
 
 from ..contract import BORROWED, GRADER_FAULT, GUARD_DENY, GUARD_LOG
 
@@ -21,56 +34,211 @@ END_MARK = "__autograder_grade_cell_end__"
 DISPLAY_ATTRIBUTES = {"showtraceback", "_showtraceback", "showsyntaxerror", "set_custom_exc",
                       "custom_exceptions", "CustomTB", "excepthook", "run_cell", "run_code",
                       "run_ast_nodes", "do_execute", "kernel"}
+#: File changes refused on the closed files (:class:`ClosedFiles`).
+FILE_CHANGES = ("os.remove", "os.rename", "os.truncate", "shutil.rmtree", "os.unlink")
+#: Ways into the garbage collector, where the guard's own references live.
+GC_WALKS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+#: Ways to start a process, refused under a shared Spark Connect server.
+PROCESS_STARTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+                  "os.fork", "os.forkpty", "pty.spawn")
 
 
 def install(checked: list[str] = ("autograder",)) -> None:
     """Install the audit hook in this (grading) kernel. Does nothing outside grading.
 
     ``checked`` names the modules whose functions the grade cells call; they are imported
-    now, before any learner code runs, and kept as they are.
+    now, with the run's answers, before any learner code runs, and kept as they are.
     """
-    import builtins
-    import importlib
-    import sys
-
     log_path = os.environ.get(GUARD_LOG)
     if not log_path:
         return
-    log_fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    cwd = os.path.realpath(os.getcwd())
-    deny = tuple(os.path.realpath(p) for p in os.environ.get(GUARD_DENY, "").split(os.pathsep) if p)
-    log_real = os.path.realpath(log_path)
-    remote = bool(os.environ.get("SPARK_REMOTE"))
+    log = GuardLog(log_path)
+    closed = ClosedFiles.from_environment(log_path)
+    load_checks(checked)
+    guard = KernelGuard(log, closed, Pristine.now(), remote=bool(os.environ.get("SPARK_REMOTE")))
+    sys.addaudithook(guard.hook)
 
+
+def load_checks(checked: list[str]) -> None:
+    """Import the modules the grade cells call, and read the run's answers
+    (:func:`autograder.answers.load`) while the grading folder is still open."""
     for name in checked:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the grade cell will fail on it by itself
             pass
-    modules = {name: module for name, module in sys.modules.items()
-               if name == "autograder" or name.startswith("autograder.")}
-    pristine = {name: dict(vars(module)) for name, module in modules.items()}
-    pristine_builtins = dict(vars(builtins))
-    shell = None
     try:
-        shell = get_ipython()  # noqa: F821 - defined in a kernel
-    except NameError:
+        importlib.import_module("autograder.answers").load()
+    except Exception:  # noqa: BLE001 - as a check module that does not import
         pass
-    shell_names = sorted(DISPLAY_ATTRIBUTES - {"kernel", "excepthook"})
-    shell_class = type(shell) if shell is not None else None
-    pristine_shell = {name: vars(shell).get(name) for name in shell_names} if shell else {}
-    pristine_class = {cls: {name: vars(cls)[name] for name in shell_names if name in vars(cls)}
-                      for cls in (shell_class.__mro__ if shell_class else ())}
-    state = {"cell": None, "resetting": False}
-    borrowed: set = set()
-    feedback = sys.modules.get("autograder.feedback")
-    fault_source = getattr(feedback, "__file__", None) or "?"
 
-    def clear_tracing() -> None:
+
+class GuardLog:
+    """The guard's log: one JSON line per event, naming the grade cell that was running."""
+
+    def __init__(self, path: str):
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        #: The grade cell running (its nbgrader id), None between grade cells.
+        self.cell: str | None = None
+
+    def write(self, event: str, **fields) -> None:
+        line = json.dumps({"event": event, "cell": self.cell, **fields}) + "\n"
+        try:
+            os.write(self.fd, line.encode())
+        except OSError:  # the learner closed our log: stop grading this notebook
+            os._exit(70)
+
+
+class ClosedFiles:
+    """What a notebook may not open, change or connect SQLite to: the guard's log, the
+    folders the grading command denies (``GUARD_DENY``: the solutions, the course folder and
+    its answers, the submissions) and any gradebook. Its own working folder stays open."""
+
+    def __init__(self, cwd: str, deny: tuple[str, ...], log: str):
+        self.cwd, self.deny, self.log = cwd, deny, log
+
+    @classmethod
+    def from_environment(cls, log_path: str) -> "ClosedFiles":
+        deny = os.environ.get(GUARD_DENY, "").split(os.pathsep)
+        return cls(os.path.realpath(os.getcwd()),
+                   tuple(os.path.realpath(p) for p in deny if p), os.path.realpath(log_path))
+
+    def __contains__(self, path) -> bool:
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not isinstance(path, str):
+            return False
+        real = os.path.realpath(path)
+        if real == self.log:
+            return True
+        if real == self.cwd or real.startswith(self.cwd + os.sep):
+            return False
+        return any(real == d or real.startswith(d + os.sep) for d in self.deny) \
+            or os.path.basename(real).startswith("gradebook")
+
+
+class Pristine:
+    """The ``autograder`` package's modules, the builtins and IPython's error display as
+    they were before the learner's first cell; :meth:`repair` puts back what changed."""
+
+    def __init__(self, modules: dict, builtins_module, shell):
+        self.modules = modules
+        self.names = {name: dict(vars(module)) for name, module in modules.items()}
+        self.builtins_module = builtins_module
+        self.builtins = dict(vars(builtins_module))
+        self.shell = shell
+        shell_names = sorted(DISPLAY_ATTRIBUTES - {"kernel", "excepthook"})
+        self.shell_names = {name: vars(shell).get(name) for name in shell_names} if shell else {}
+        self.shell_classes = {cls: {name: vars(cls)[name] for name in shell_names
+                                    if name in vars(cls)}
+                              for cls in (type(shell).__mro__ if shell is not None else ())}
+
+    @classmethod
+    def now(cls) -> "Pristine":
+        """This kernel as it is: every ``autograder`` module imported so far, the builtins,
+        and the IPython shell (None outside IPython)."""
+        modules = {name: module for name, module in sys.modules.items()
+                   if name == "autograder" or name.startswith("autograder.")}
+        try:
+            shell = get_ipython()  # noqa: F821 - defined in a kernel
+        except NameError:
+            shell = None
+        return cls(modules, builtins, shell)
+
+    def repair(self) -> list[str]:
+        """Put back whatever differs from the snapshot; the names of what was put back."""
+        return self._repair_modules() + self._repair_builtins() + self._repair_shell()
+
+    def _repair_modules(self) -> list[str]:
+        repaired = []
+        for name, module in self.modules.items():
+            if sys.modules.get(name) is not module:
+                sys.modules[name] = module
+                repaired.append(f"sys.modules[{name!r}]")
+            current = vars(module)
+            for key, value in self.names[name].items():
+                if current.get(key, _MISSING) is not value:
+                    current[key] = value
+                    repaired.append(f"{name}.{key}")
+        return repaired
+
+    def _repair_builtins(self) -> list[str]:
+        repaired = []
+        current = vars(self.builtins_module)
+        for key, value in self.builtins.items():
+            if key in _KERNEL_OWNED_BUILTINS:
+                continue
+            if current.get(key, _MISSING) is not value:
+                current[key] = value
+                repaired.append(f"builtins.{key}")
+        return repaired
+
+    def _repair_shell(self) -> list[str]:
+        repaired = []
+        if self.shell is None:
+            return repaired
+        for name, value in self.shell_names.items():
+            if vars(self.shell).get(name) is not value:
+                if value is None:
+                    vars(self.shell).pop(name, None)
+                else:
+                    vars(self.shell)[name] = value
+                repaired.append(f"IPython shell.{name}")
+        for cls, names in self.shell_classes.items():
+            for name, value in names.items():
+                if vars(cls).get(name) is not value:
+                    type.__setattr__(cls, name, value)
+                    repaired.append(f"IPython {cls.__name__}.{name}")
+        return repaired
+
+
+class KernelGuard:
+    """The audit hook (:meth:`hook`): one handler per kind of event it refuses, records or
+    answers by repairing, each writing to the log what it saw."""
+
+    def __init__(self, log: GuardLog, closed: ClosedFiles, pristine: Pristine, *,
+                 remote: bool):
+        self.log, self.closed, self.pristine = log, closed, pristine
+        self.resetting = False  # while the guard itself clears a trace function
+        self.borrowed: set = set()
+        feedback = sys.modules.get("autograder.feedback")
+        self.fault_source = getattr(feedback, "__file__", None) or "?"
+        self.handlers = {
+            "exec": self.on_exec, "open": self.on_open, "sqlite3.connect": self.on_sqlite,
+            BORROWED: self.on_borrowed, GRADER_FAULT: self.on_fault,
+            "sys.addaudithook": self.on_new_hook, "object.__setattr__": self.on_setattr,
+            **dict.fromkeys(FILE_CHANGES, self.on_file_change),
+            **dict.fromkeys(("sys.settrace", "sys.setprofile"), self.on_tracing),
+            **dict.fromkeys(GC_WALKS, self.on_gc),
+            **(dict.fromkeys(PROCESS_STARTS, self.on_process) if remote else {}),
+        }
+
+    def hook(self, event: str, args) -> None:
+        handler = self.handlers.get(event)
+        if handler is not None:
+            handler(event, args)
+
+    def on_exec(self, event: str, args) -> None:
+        """A grade cell starts or ends (the marks GuardedExecute puts around it): clear a
+        trace function (at the start), repair, and log what had to be repaired."""
+        code = args[0]
+        names = getattr(code, "co_names", ())
+        for mark, kind in ((START_MARK, "start"), (END_MARK, "end")):
+            if mark in names:
+                grade_id = next((c for c in code.co_consts if isinstance(c, str)), "")
+                if kind == "start":
+                    self.clear_tracing()
+                self.log.cell = grade_id
+                self.log.write(kind)
+                for what in self.pristine.repair():
+                    self.log.write("tamper", what=what)
+                if kind == "end":
+                    self.log.cell = None
+
+    def clear_tracing(self) -> None:
         """A trace or profile function a learner's cell left would run inside the checks:
         take it away (it is the learner's own cell that loses it, not a cheat by itself)."""
-        import threading
-        state["resetting"] = True
+        self.resetting = True
         try:
             if sys.gettrace() is not None:
                 sys.settrace(None)
@@ -79,126 +247,66 @@ def install(checked: list[str] = ("autograder",)) -> None:
             threading.settrace(None)
             threading.setprofile(None)
         finally:
-            state["resetting"] = False
+            self.resetting = False
 
-    def log(event: str, **fields) -> None:
-        line = json.dumps({"event": event, "cell": state["cell"], **fields}) + "\n"
-        try:
-            os.write(log_fd, line.encode())
-        except OSError:  # the learner closed our log: stop grading this notebook
-            os._exit(70)
+    def on_open(self, event: str, args) -> None:
+        if args[0] in self.closed:
+            self.log.write("denied", what=f"open {args[0]}")
+            raise PermissionError("grading: this file is not readable from a notebook")
 
-    def repair() -> list[str]:
-        repaired = []
-        for name, module in modules.items():
-            if sys.modules.get(name) is not module:
-                sys.modules[name] = module
-                repaired.append(f"sys.modules[{name!r}]")
-            current = vars(module)
-            for key, value in pristine[name].items():
-                if current.get(key, _MISSING) is not value:
-                    current[key] = value
-                    repaired.append(f"{name}.{key}")
-        current = vars(builtins)
-        for key, value in pristine_builtins.items():
-            if key in _KERNEL_OWNED_BUILTINS:
-                continue
-            if current.get(key, _MISSING) is not value:
-                current[key] = value
-                repaired.append(f"builtins.{key}")
-        if shell is not None:
-            for name, value in pristine_shell.items():
-                if vars(shell).get(name) is not value:
-                    if value is None:
-                        vars(shell).pop(name, None)
-                    else:
-                        vars(shell)[name] = value
-                    repaired.append(f"IPython shell.{name}")
-            for cls, names in pristine_class.items():
-                for name, value in names.items():
-                    if vars(cls).get(name) is not value:
-                        type.__setattr__(cls, name, value)
-                        repaired.append(f"IPython {cls.__name__}.{name}")
-        return repaired
+    def on_file_change(self, event: str, args) -> None:
+        if args and args[0] in self.closed:
+            self.log.write("denied", what=f"{event} {args[0]}")
+            raise PermissionError("grading: this file is not yours")
 
-    def denied(path) -> bool:
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
-        if not isinstance(path, str):
-            return False
-        real = os.path.realpath(path)
-        if real == log_real:
-            return True
-        if real == cwd or real.startswith(cwd + os.sep):
-            return False
-        return any(real == d or real.startswith(d + os.sep) for d in deny) \
-            or os.path.basename(real).startswith("gradebook")
+    def on_sqlite(self, event: str, args) -> None:
+        database = args[0] if args else ""
+        if isinstance(database, (str, bytes)) and os.fsdecode(database) in ("", ":memory:"):
+            return  # a learner's own database in memory
+        if not isinstance(database, (str, bytes, os.PathLike)) \
+                or os.fsdecode(database).startswith("file:") or os.fspath(database) in self.closed:
+            self.log.write("denied", what=f"sqlite3.connect {database!r}")
+            raise PermissionError("grading: this database is not yours")
 
-    def hook(event: str, args) -> None:
-        if event == "exec":
-            code = args[0]
-            names = getattr(code, "co_names", ())
-            for mark, kind in ((START_MARK, "start"), (END_MARK, "end")):
-                if mark in names:
-                    grade_id = next((c for c in code.co_consts if isinstance(c, str)), "")
-                    if kind == "start":
-                        clear_tracing()
-                    state["cell"] = grade_id
-                    log(kind)
-                    for what in repair():
-                        log("tamper", what=what)
-                    if kind == "end":
-                        state["cell"] = None
-        elif event == "open":
-            if denied(args[0]):
-                log("denied", what=f"open {args[0]}")
-                raise PermissionError("grading: this file is not readable from a notebook")
-        elif event in ("os.remove", "os.rename", "os.truncate", "shutil.rmtree", "os.unlink"):
-            if args and denied(args[0]):
-                log("denied", what=f"{event} {args[0]}")
-                raise PermissionError("grading: this file is not yours")
-        elif event == "sqlite3.connect":
-            database = args[0] if args else ""
-            if isinstance(database, (str, bytes)) and os.fsdecode(database) in ("", ":memory:"):
-                return  # a learner's own database in memory
-            if not isinstance(database, (str, bytes, os.PathLike)) \
-                    or os.fsdecode(database).startswith("file:") or denied(os.fspath(database)):
-                log("denied", what=f"sqlite3.connect {database!r}")
-                raise PermissionError("grading: this database is not yours")
-        elif event in ("sys.settrace", "sys.setprofile"):
-            if state["cell"] is not None and not state["resetting"]:
-                log("denied", what=f"{event} while a check runs")
-                raise PermissionError("grading: no tracing while a check runs")
-        elif event == BORROWED:
-            # a reference answer ran as the learner's answer (autograder.checking.
-            # reference_answer): only while a grade cell runs does it earn points
-            if state["cell"] is not None and (state["cell"], args[0]) not in borrowed:
-                borrowed.add((state["cell"], args[0]))  # once per grade cell is enough
-                log("borrowed", what=f"the course's answer {args[0]}")
-        elif event == GRADER_FAULT:
-            # believed only from the course's own feedback module, not from a learner's
-            # sys.audit (or a copy of the module): a fault is never scored
-            if sys._getframe(1).f_code.co_filename == fault_source:
-                log("fault", what=str(args[0])[:300])
-        elif event == "sys.addaudithook":
-            log("denied", what="sys.addaudithook")
-            raise RuntimeError("grading: the grading guard is the only audit hook")
-        elif event in ("gc.get_objects", "gc.get_referrers", "gc.get_referents"):
-            log("denied", what=event)
-            raise PermissionError("grading: the garbage collector is off limits")
-        elif event == "object.__setattr__":
-            obj, name = args[0], args[1]
-            module = getattr(obj, "__module__", None) or ""
-            if isinstance(module, str) and module.split(".")[0] == "autograder" \
-                    and (callable(obj) or isinstance(obj, type)):
-                log("denied", what=f"set {getattr(obj, '__qualname__', obj)}.{name}")
-                raise PermissionError("grading: the course's code cannot be changed")
-        elif remote and event in ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn",
-                                  "os.spawn", "os.fork", "os.forkpty", "pty.spawn"):
-            log("denied", what=event)
-            raise PermissionError("grading: no processes from a notebook")
+    def on_tracing(self, event: str, args) -> None:
+        if self.log.cell is not None and not self.resetting:
+            self.log.write("denied", what=f"{event} while a check runs")
+            raise PermissionError("grading: no tracing while a check runs")
 
-    sys.addaudithook(hook)
+    def on_borrowed(self, event: str, args) -> None:
+        """A reference answer ran as the learner's answer (:func:`autograder.checking.
+        reference_answer`): only while a grade cell runs does it earn points."""
+        cell = self.log.cell
+        if cell is not None and (cell, args[0]) not in self.borrowed:
+            self.borrowed.add((cell, args[0]))  # once per grade cell is enough
+            self.log.write("borrowed", what=f"the course's answer {args[0]}")
+
+    def on_fault(self, event: str, args) -> None:
+        """The grader's own fault, believed only from the course's feedback module (the
+        caller of ``sys.audit``, two frames up), not from a learner's ``sys.audit`` or a
+        copy of the module: a fault is never scored."""
+        if sys._getframe(2).f_code.co_filename == self.fault_source:
+            self.log.write("fault", what=str(args[0])[:300])
+
+    def on_new_hook(self, event: str, args) -> None:
+        self.log.write("denied", what="sys.addaudithook")
+        raise RuntimeError("grading: the grading guard is the only audit hook")
+
+    def on_gc(self, event: str, args) -> None:
+        self.log.write("denied", what=event)
+        raise PermissionError("grading: the garbage collector is off limits")
+
+    def on_setattr(self, event: str, args) -> None:
+        obj, name = args[0], args[1]
+        module = getattr(obj, "__module__", None) or ""
+        if isinstance(module, str) and module.split(".")[0] == "autograder" \
+                and (callable(obj) or isinstance(obj, type)):
+            self.log.write("denied", what=f"set {getattr(obj, '__qualname__', obj)}.{name}")
+            raise PermissionError("grading: the course's code cannot be changed")
+
+    def on_process(self, event: str, args) -> None:
+        self.log.write("denied", what=event)
+        raise PermissionError("grading: no processes from a notebook")
 
 
 _MISSING = object()

@@ -52,6 +52,24 @@ def test_a_question_about_another_stream_still_goes_to_spark(tmp_path):
     assert _in_a_new_process(learner, AUTOGRADER_ANSWERS=str(record)) == "asked"
 
 
+def test_importing_the_answers_reads_no_file_and_loading_them_reads_each_once(tmp_path):
+    # A grading kernel's guard loads them before the learner's first cell (test_kernel_guard);
+    # anywhere else the first question does (the tests above).
+    record = tmp_path / "answers.json"
+    record.write_text(json.dumps({'demo.question [[2, 3], 4]': '"recorded"'}))
+    program = (
+        "import sys\n"
+        "opened = []\n"
+        "sys.addaudithook(lambda event, args: opened.append(str(args[0])) "
+        "if event == 'open' and str(args[0]).endswith('answers.json') else None)\n"
+        "from autograder import answers\n"
+        "print(len(opened), dict(answers.RECORDED))\n"
+        "answers.load(); answers.load()\n"
+        "print(sorted(p.rsplit('/', 1)[1] for p in opened), dict(answers.RECORDED))\n")
+    assert _in_a_new_process(program, AUTOGRADER_ANSWERS=str(record)).splitlines() == [
+        "0 {}", "['answers.json', 'known_answers.json'] {'demo.question [[2, 3], 4]': '\"recorded\"'}"]
+
+
 def test_recorded_answers_cannot_be_changed_from_the_notebook():
     try:
         answers.RECORDED["demo.question [[2, 3], 4]"] = '"poisoned"'
