@@ -16,6 +16,7 @@ and a maintainer finds one concern per module:
 ``spark``              the Spark of a run (a Connect server) and each notebook's session
 ``connect_server``     starting Spark Connect servers and standalone clusters
 ``results``            what grading a notebook ends with; the summary table
+``shards``             one class on several machines: ``--shard K/N``, ``merge``
 ``cli``                the command line
 =====================  ================================================================
 
