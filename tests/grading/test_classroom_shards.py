@@ -49,11 +49,11 @@ def graded(course) -> dict[str, dict]:
             for record in [json.loads(ledger.read_text())]}
 
 
-def exported(course) -> dict[str, tuple]:
-    """nbgrader's CSV export: each learner's points."""
+def exported(course) -> list[tuple]:
+    """nbgrader's CSV export: a row per learner and assignment, with its points."""
     with open(course / "grades.csv") as export:
-        return {row["student_id"]: (row["raw_score"], row["score"], row["max_score"])
-                for row in csv.DictReader(export) if row["assignment"] == ASSIGNMENT}
+        return sorted((row["assignment"], row["student_id"], row["raw_score"], row["score"],
+                       row["max_score"]) for row in csv.DictReader(export))
 
 
 @pytest.mark.slow
@@ -90,9 +90,17 @@ def test_two_shards_merged_grade_a_class_as_one_run_does(tmp_path, grading_serve
     first, second = set(graded(shards[0])), set(graded(shards[1]))
     assert first == {"ann", "bob"} and second == {"cid"}
 
-    # 4. Merged, they are the class the single run graded: the same points, outcomes and
-    #    flags per learner, the same CSV export, everybody's feedback, the same seed.
+    # 4. Shard 2's folder is late: merging shard 1 alone says who is missing (exit 1).
     merged = tmp_path / "merged"
+    early = classroom("merge", str(shards[0]), "--course-dir", str(merged),
+                      "--submissions", str(submissions))
+    out, err = early.communicate(timeout=300)
+    assert early.returncode == 1, out + err
+    assert "1 submission(s) graded by no shard: cid (01_global_limit)" in out
+
+    # 5. Merged again with both, they are the class the single run graded: the same points,
+    #    outcomes and flags per learner, the same CSV export, everybody's feedback, the same
+    #    seed.
     said = finished(classroom("merge", *map(str, shards), "--course-dir", str(merged),
                               "--submissions", str(submissions)))
     assert "0 submission(s) graded by no shard" in said and "different seeds" not in said
@@ -102,12 +110,13 @@ def test_two_shards_merged_grade_a_class_as_one_run_does(tmp_path, grading_serve
     assert graded(whole)["bob"]["cells"]["test_first_clicks"]["score"] == 0
     assert graded(whole)["cid"]["cells"]["test_first_clicks"]["score"] == 0
     assert graded(whole)["cid"]["cells"]["test_predict_state"]["score"] == FULL["test_predict_state"]
-    assert exported(merged) == exported(whole) and set(exported(whole)) == set(class_)
+    assert exported(merged) == exported(whole)
+    assert [row[1] for row in exported(whole)] == sorted(class_)  # one row each
     assert {p.parts[-3] for p in (merged / "feedback").glob(f"*/{ASSIGNMENT}/*.html")} == set(class_)
     seed = lambda course: (course / "spark-answers" / ASSIGNMENT / "seed").read_text()  # noqa: E731
     assert seed(merged) == seed(whole)
 
-    # 5. Shards of different N overlap: merging them is refused, and nothing is merged.
+    # 6. Shards of different N overlap: merging them is refused, and nothing is merged.
     refused = classroom("merge", str(whole), str(shards[0]), "--course-dir", str(tmp_path / "bad"))
     out, err = refused.communicate(timeout=120)
     assert refused.returncode == 2, out + err
