@@ -1,4 +1,4 @@
-"""What the four chapters' checks stand on.
+"""What the chapters' checks stand on.
 
 Every check of the course does the same few things, in the same way:
 

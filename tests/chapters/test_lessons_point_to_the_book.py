@@ -20,6 +20,8 @@ MODULE_CHAPTER = {
     "tws_state.py": 4,
     "tws_streams.py": 4,
     "processor_pair.py": 4,
+    "checkpoint_files.py": 5,
+    "state_store_files.py": 5,
 }
 
 

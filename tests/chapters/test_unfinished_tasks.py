@@ -7,7 +7,8 @@ a Spark session that refuses every query (no JVM is started) and a stub.
 import pytest
 from pyspark.sql.streaming import StatefulProcessor
 
-from autograder import aggregation_planning, global_limit, state_store_save, transform_with_state
+from autograder import (aggregation_planning, global_limit, state_store_files,
+                        state_store_save, transform_with_state)
 from autograder.feedback import TaskNotDone
 
 
@@ -56,7 +57,8 @@ def spark_refuses_queries(monkeypatch):
     def refuse(*args, **kwargs):
         raise SparkAskedTooSoon("Spark was asked before the learner's code was called")
 
-    for module in (global_limit, aggregation_planning, state_store_save, transform_with_state):
+    for module in (global_limit, aggregation_planning, state_store_save, transform_with_state,
+                   state_store_files):
         monkeypatch.setattr(module, "course_session", NoQueries)
         for name in ("StreamRun", "spark_answer", "spark_checkpoints"):
             if hasattr(module, name):
@@ -70,6 +72,8 @@ FUNCTION_TASKS = [
     aggregation_planning.check_predicted_metrics, aggregation_planning.check_sessions,
     state_store_save.check_predicted_output, state_store_save.check_predicted_metrics,
     state_store_save.check_smallest_delay, state_store_save.check_update_step,
+    state_store_files.check_predicted_files, state_store_files.check_state_reader,
+    state_store_files.check_restart_reader, state_store_files.check_restart_outcome,
 ]
 PROCESSOR_TASKS = [
     transform_with_state.check_session_tracker, transform_with_state.check_ttl_dedup,

@@ -24,6 +24,8 @@ FULL_MARKS = {
                             "test_smallest_delay": 2, "test_update_step": 2},
     "04_transform_with_state": {"test_session_tracker": 3, "test_ttl_dedup": 3,
                                 "test_starting_counts": 2, "test_first_n": 2},
+    "05_state_store": {"test_predict_files": 3, "test_counts_at": 2, "test_runs_again": 2,
+                       "test_restart_error": 3},
 }
 
 

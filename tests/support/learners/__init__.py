@@ -1,6 +1,6 @@
 """Learners nobody on the course wrote: the corpus that tells whether a grade is right.
 
-Each chapter's module (``chapter1`` ... ``chapter4``) lists :class:`Learner` entries: a
+Each chapter's module (``chapter1`` ... ``chapter5``) lists :class:`Learner` entries: a
 notebook as a learner might hand it in, and the points each grade cell must give it.
 
 * ``correct``: right answers written another way than the course's (another algorithm,
@@ -72,6 +72,7 @@ CHAPTERS = {
     "02_aggregation_planning": "tests.support.learners.chapter2",
     "03_state_store_save": "tests.support.learners.chapter3",
     "04_transform_with_state": "tests.support.learners.chapter4",
+    "05_state_store": "tests.support.learners.chapter5",
 }
 
 

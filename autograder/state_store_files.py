@@ -1,0 +1,401 @@
+"""Checks for chapter 5: the state store itself.
+
+The ideas they test, in the chapter's words:
+
+* a commit writes **one file** per store, the version's changes (``.delta``,
+  ``.changelog``) or, for RocksDB without a changelog, a zip naming its SST files; a
+  snapshot of the whole state is written by **maintenance**, and only when enough versions
+  have gone by since the last one (section "The files of each provider, micro-batch by
+  micro-batch");
+* the ``statestore`` source reads the state **as a chosen micro-batch committed it**, as
+  long as the checkpoint still holds that version (section "Reading state after the fact");
+* a restart runs again **the last micro-batch of the offset log** when the commit log does
+  not hold it, and nothing else: the state is under ``state/``, not in ``commits/``
+  (section "The checkpoint folder as a whole");
+* some settings changed between two runs are **taken back from the offset log**, while a
+  changed state schema, another operator or a missing state file stops the query with an
+  error class of its own (sections "Recovery" and "Changing a setting between runs").
+
+Each ``check_*`` function runs the learner's code against real Spark on streams and
+settings drawn from a seed, besides fixed ones chosen so that each belief the chapter warns
+about fails whatever the seed, and raises :class:`~autograder.feedback.CheckFailed` with a
+lesson when the two disagree.
+"""
+from __future__ import annotations
+
+import random
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from .answers import spark_answer, spark_checkpoints
+from .checking import EXAMPLE, FIXED, answer_per_batch, drawn, reference_answer, seed_for
+from .checkpoint_files import (HDFS_PROVIDER, error_class, logged_batches, settings,
+                               state_files)
+from .driver import StreamRun
+from .feedback import ask, check_equal, passed, plain, stop_if_unfinished
+from .session import course_session
+
+CHAPTER = "chapter 5, The state store itself"
+REVISIT_FILES = f'{CHAPTER}, section "The files of each provider, micro-batch by micro-batch"'
+REVISIT_READING = f'{CHAPTER}, section "Reading state after the fact"'
+REVISIT_RESTART = f'{CHAPTER}, section "The checkpoint folder as a whole"'
+REVISIT_CHANGES = f'{CHAPTER}, section "Changing a setting between runs"'
+
+#: Every query of these checks counts rows per user, in update mode, on this stream.
+SCHEMA = "user STRING"
+#: The three ways a store keeps its versions (the chapter's table).
+WAYS = ("hdfs", "rocksdb", "changelog")
+CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+
+
+def way_settings(way: str, min_deltas: int | None = None, retain: int | None = None) -> dict:
+    """The session settings of one way (``"hdfs"``, ``"rocksdb"``, ``"changelog"``), with
+    maintenance at the end of every task so that the files on disk are always the same."""
+    conf = {"spark.sql.streaming.stateStore.unloadOnCommit": "true",
+            "spark.sql.streaming.stateStore.minDeltasForSnapshot":
+                None if min_deltas is None else str(min_deltas),
+            "spark.sql.streaming.minBatchesToRetain": None if retain is None else str(retain)}
+    if way == "hdfs":
+        conf["spark.sql.streaming.stateStore.providerClass"] = HDFS_PROVIDER
+    elif way == "changelog":
+        conf[CHANGELOG] = "true"
+    elif way != "rocksdb":
+        raise ValueError(f"unknown way {way!r}: one of {WAYS}")
+    return conf
+
+
+def count_per_user(df: DataFrame) -> DataFrame:
+    return df.groupBy("user").count()
+
+
+def user_batches(rng: random.Random, batches: int, users: int = 4) -> list[list[tuple[str]]]:
+    """``batches`` micro-batches of 1 to 3 rows of users ``u0`` .. ``u<users-1>``."""
+    return [[(f"u{rng.randrange(users)}",) for _ in range(rng.randint(1, 3))]
+            for _ in range(batches)]
+
+
+def _run(spark: SparkSession, batches: list, conf: dict, root: str | None = None) -> StreamRun:
+    """A count per user started under ``conf`` and fed ``batches``; the caller stops it."""
+    with settings(spark, conf):
+        run = StreamRun(spark, SCHEMA, count_per_user, output_mode="update", root=root).start()
+        for rows in batches:
+            run.add_batch(rows)
+    return run
+
+
+# -- task 1: the files after each micro-batch ----------------------------------------------
+#: The chapter's example for task 1: (way, micro-batches, minDeltasForSnapshot).
+EXAMPLE_FILES = ("hdfs", 6, 2)
+#: Cases every graded check runs, each on the boundary of a rule: a snapshot only once the
+#: deltas since the last one are *more* than the setting (HDFS) or *at least* it (changelog);
+#: no snapshot at all for plain RocksDB, whose every commit is a zip; 0 and 1 as settings.
+EDGE_FILES = [("hdfs", 5, 1), ("changelog", 5, 2), ("rocksdb", 4, 1), ("hdfs", 4, 0),
+              ("changelog", 6, 3)]
+
+
+def version_files(spark: SparkSession, way: str, batches: int, min_deltas: int) -> list[list[str]]:
+    """The version files of partition 0 after each micro-batch (``SSTs`` and ``_metadata``
+    left out), as Spark wrote them; Spark is asked once per case (:mod:`autograder.answers`)."""
+    reference_answer()
+    def ask_spark() -> list[list[str]]:
+        listings = []
+        with settings(spark, way_settings(way, min_deltas)):
+            with StreamRun(spark, SCHEMA, count_per_user, output_mode="update") as run:
+                for batch_id in range(batches):
+                    run.add_batch([("a",), (f"u{batch_id}",)])
+                    listings.append([name for name in state_files(run.checkpoint)[0]
+                                     if name not in ("SSTs", "_metadata")])
+        return listings
+
+    return spark_answer("state_store_files.version_files", [way, batches, min_deltas], ask_spark)
+
+
+def _file_cases(example: bool, seed: int | None, cases: int) -> list[tuple[str, tuple]]:
+    def named(case, origin):
+        way, batches, min_deltas = case
+        return (f"way {way!r}, {batches} micro-batches, minDeltasForSnapshot {min_deltas} "
+                f"({origin})", case)
+    if example:
+        return [named(EXAMPLE_FILES, EXAMPLE)]
+    seed = seed_for(seed)
+    rng = random.Random(seed)
+    drawn_cases = [(rng.choice(WAYS), rng.randint(3, 7), rng.randint(0, 4)) for _ in range(cases)]
+    return [named(case, FIXED) for case in EDGE_FILES] + [named(c, drawn(seed)) for c in drawn_cases]
+
+
+def check_predicted_files(predict: Callable[[str, int, int], list], *, seed: int | None = None,
+                          cases: int = 2, example: bool = False) -> None:
+    """``predict(way, batches, min_deltas)`` must give, after each micro-batch, the names of
+    the version files in one partition's folder (in any order)."""
+    spark = course_session()
+    for context, (way, batches, min_deltas) in _file_cases(example, seed, cases):
+        answer = ask(predict, way, batches, min_deltas, what="predict_files", context=context,
+                     revisit=REVISIT_FILES)
+        truth = version_files(spark, way, batches, min_deltas)
+        got = answer_per_batch(answer, len(truth), "predict_files's answer", context,
+                               revisit=REVISIT_FILES)
+        for batch_id, (mine, files) in enumerate(zip(got, truth)):
+            mine = sorted(mine) if isinstance(mine, list) else mine
+            check_equal(mine, sorted(files), "the version files of a partition after this "
+                        "micro-batch", batch=batch_id, revisit=REVISIT_FILES, context=context)
+    passed("the files on disk match Spark's, micro-batch by micro-batch")
+
+
+# -- task 2: the state as a micro-batch committed it ----------------------------------------
+#: The chapter's example for task 2: micro-batches and minBatchesToRetain.
+EXAMPLE_READS = ([[("a",), ("b",)], [("a",)], [("c",), ("a",)]], 5)
+#: Streams every graded reader is asked about: old versions gone (only the newest two kept);
+#: a key counted in every batch beside keys seen once; a one-row stream kept in full.
+EDGE_READS = [([[("u1",)], [("u2",), ("u1",)], [("u1",)], [("u3",)], [("u1",)]], 2),
+              ([[("u1",), ("u1",), ("u2",)], [("u2",)], [("u1",)], [("u4",)]], 3),
+              ([[("u1",)]], 4)]
+
+
+#: What Spark says when asked for a version the checkpoint no longer holds: the commit log
+#: has dropped the micro-batch, or it still lists it but the state files are gone.
+VERSION_GONE = {"STDS_COMMITTED_BATCH_UNAVAILABLE",
+                "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"}
+
+
+def read_back_checkpoints(spark: SparkSession, batches: list, retain: int) -> tuple[list, str]:
+    """Run a count per user on RocksDB keeping ``retain`` versions; what Spark says of each
+    micro-batch once the stream is over (its counts read back through the ``statestore``
+    source, or ``None`` when that version is gone) and a copy of the final checkpoint."""
+    reference_answer()
+    def run_query(keep) -> None:
+        run = _run(spark, batches, way_settings("rocksdb", retain=retain))
+        try:
+            run.stop()
+            facts = []
+            for batch_id in range(len(batches)):
+                try:
+                    rows = run.state(batchId=batch_id)
+                except Exception as error:  # noqa: BLE001 - a version no longer kept
+                    if error_class(error) not in VERSION_GONE:
+                        raise
+                    facts.append(None)
+                else:
+                    facts.append({row["key"]["user"]: row["value"]["count"] for row in rows})
+            keep(facts, run.checkpoint)
+        finally:
+            run.close()
+
+    ((facts, checkpoint),) = spark_checkpoints("state_store_files.read_back", [batches, retain],
+                                               run_query)
+    return facts, checkpoint
+
+
+def check_state_reader(counts_at: Callable[[SparkSession, str, int], dict | None], *,
+                       seed: int | None = None, example: bool = False) -> None:
+    """``counts_at(spark, checkpoint, batch_id)`` must return each user's count as micro-batch
+    ``batch_id`` committed it, or ``None`` when the checkpoint no longer holds that version.
+
+    It is asked about every micro-batch of each stream, on a copy of the final checkpoint; the
+    answer is compared with the sink's output up to that micro-batch (the counts) and with
+    whether Spark can still read the version.
+    """
+    spark = course_session()
+    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
+        stop_if_unfinished(counts_at, spark, empty_checkpoint, 0)
+    if example:
+        streams = [(EXAMPLE, *EXAMPLE_READS)]
+    else:
+        seed = seed_for(seed)
+        rng = random.Random(seed)
+        streams = [(FIXED, *edge) for edge in EDGE_READS]
+        streams.append((drawn(seed), user_batches(rng, rng.randint(3, 6)), rng.randint(1, 3)))
+    for origin, batches, retain in streams:
+        context = (f"users per micro-batch {[[u for (u,) in b] for b in batches]}, "
+                   f"minBatchesToRetain {retain} ({origin})")
+        facts, checkpoint = read_back_checkpoints(spark, batches, retain)
+        try:
+            for batch_id, expected in enumerate(facts):
+                answer = ask(counts_at, spark, checkpoint, batch_id, what="counts_at",
+                             batch=batch_id, context=context, revisit=REVISIT_READING)
+                check_equal(plain(answer), expected,
+                            "each user's count as this micro-batch committed it (None: gone)",
+                            batch=batch_id, revisit=REVISIT_READING, context=context)
+        finally:
+            shutil.rmtree(checkpoint, ignore_errors=True)
+    passed(f"your reader finds each micro-batch's state, or knows it is gone "
+           f"({len(streams)} stream(s))")
+
+
+# -- task 3: what a restart runs again -------------------------------------------------------
+#: The micro-batches every run of task 3 has before the damage (four: ids 0 to 3).
+RESTART_BATCHES = [[("a",), ("b",)], [("a",)], [("c",)], [("a",), ("d",)]]
+#: The chapter's example: the last commit lost.
+EXAMPLE_LOSSES = [[3]]
+#: Commit files lost in every graded run: none; the last; the last two; a middle one; all of
+#: ``commits/`` (``None``).
+EDGE_LOSSES = [[], [3], [2, 3], [1], None]
+
+
+def _lose_commits(checkpoint: Path, lost: list[int] | None) -> None:
+    """Delete these commit files (and their checksum files); ``None``: the whole folder."""
+    if lost is None:
+        shutil.rmtree(checkpoint / "commits")
+        return
+    for batch_id in lost:
+        for name in (str(batch_id), f".{batch_id}.crc"):
+            (checkpoint / "commits" / name).unlink(missing_ok=True)
+
+
+def restarted_checkpoints(spark: SparkSession, losses: list) -> list[tuple[list[int], str]]:
+    """For each list of lost commits: the micro-batches a restart ran again before any new
+    input (Spark's own record), and a copy of the damaged checkpoint as it was before it."""
+    reference_answer()
+    def run_query(keep) -> None:
+        # The file source logs its input files by their full path: every restart runs on
+        # this run's own folder, its checkpoint put back as it was after each.
+        run = _run(spark, RESTART_BATCHES, way_settings("rocksdb"))
+        checkpoint = Path(run.checkpoint)
+        try:
+            run.stop()
+            with tempfile.TemporaryDirectory(prefix="restart-") as folder:
+                intact, damaged = Path(folder) / "intact", Path(folder) / "damaged"
+                shutil.copytree(checkpoint, intact)
+                for lost in losses:
+                    _lose_commits(checkpoint, lost)
+                    shutil.rmtree(damaged, ignore_errors=True)
+                    shutil.copytree(checkpoint, damaged)
+                    run.batches.clear()
+                    with settings(spark, way_settings("rocksdb")):
+                        again = [batch.batch_id for batch in run.start().process_all_available()]
+                    run.stop()
+                    keep(again, str(damaged))
+                    shutil.rmtree(checkpoint)
+                    shutil.copytree(intact, checkpoint)
+        finally:
+            run.close()
+
+    return spark_checkpoints("state_store_files.restarts", [RESTART_BATCHES, losses], run_query)
+
+
+def check_restart_reader(runs_again: Callable[[str], list[int]], *, seed: int | None = None,
+                         example: bool = False) -> None:
+    """``runs_again(checkpoint)`` must list the micro-batches a restart on this checkpoint
+    runs again, read from its logs alone (the query is not running)."""
+    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
+        stop_if_unfinished(runs_again, empty_checkpoint)
+    if example:
+        losses, origins = EXAMPLE_LOSSES, [EXAMPLE]
+    else:
+        seed = seed_for(seed)
+        rng = random.Random(seed)
+        drawn_loss = sorted(rng.sample(range(4), rng.randint(1, 3)))
+        losses, origins = EDGE_LOSSES + [drawn_loss], [FIXED] * len(EDGE_LOSSES) + [drawn(seed)]
+    runs = restarted_checkpoints(course_session(), losses)
+    for lost, origin, (again, checkpoint) in zip(losses, origins, runs):
+        what_was_lost = "all of commits/" if lost is None else \
+            ("no commit file" if not lost else f"commits/{' and '.join(map(str, lost))}")
+        context = (f"micro-batches 0 to 3 ran, then {what_was_lost} deleted; the logs hold "
+                   f"offsets {logged_batches(checkpoint, 'offsets')}, commits "
+                   f"{logged_batches(checkpoint, 'commits')} ({origin})")
+        try:
+            answer = ask(runs_again, checkpoint, what="runs_again", context=context,
+                         revisit=REVISIT_RESTART)
+            got = plain(answer, "runs_again's answer")
+            check_equal(sorted(got) if isinstance(got, list) else got, again,
+                        "the micro-batches the restart ran again", revisit=REVISIT_RESTART,
+                        context=context)
+        finally:
+            shutil.rmtree(checkpoint, ignore_errors=True)
+    passed(f"you know what a restart runs again ({len(losses)} checkpoint(s))")
+
+
+# -- task 4: what a change between two runs does ----------------------------------------------
+#: The queries a second run may use instead of the count per user.
+QUERIES: dict[str, Callable[[DataFrame], DataFrame]] = {
+    "count renamed": lambda df: df.groupBy("user").agg(F.count("*").alias("visits")),
+    "max instead of count": lambda df: df.groupBy("user").agg(F.max("user")),
+    "count per name length": lambda df: df.groupBy(F.length("user").alias("user")).count(),
+    "distinct users": lambda df: df.dropDuplicates(["user"]),
+}
+#: What may be deleted from the checkpoint between the runs.
+DELETIONS = ("the last commit", "commits/", "the newest state file", "state/")
+#: The example of task 4, then the changes every graded check asks about: each kind alone.
+EXAMPLE_CHANGE = {"shuffle_partitions": 5}
+EDGE_CHANGES = [{"shuffle_partitions": 3}, {"provider": "hdfs"}, {"query": "count renamed"}, {"delete": "commits/"},
+                {"query": "max instead of count"}, {"query": "count per name length"},
+                {"delete": "the newest state file"}, {"delete": "state/"}]
+
+
+def _delete(checkpoint: Path, what: str) -> None:
+    last = logged_batches(checkpoint, "commits")[-1]
+    if what == "the last commit":
+        _lose_commits(checkpoint, [last])
+    elif what == "commits/":
+        _lose_commits(checkpoint, None)
+    elif what == "the newest state file":
+        (checkpoint / "state" / "0" / "0" / f"{last + 1}.zip").unlink()
+    elif what == "state/":
+        shutil.rmtree(checkpoint / "state")
+    else:
+        raise ValueError(f"unknown deletion {what!r}")
+
+
+def restart_outcome(spark: SparkSession, change: dict) -> str | None:
+    """Run a count per user for three micro-batches, stop it, make ``change``, restart it
+    and feed one more micro-batch: the error class Spark stopped with, or None."""
+    reference_answer()
+    def ask_spark() -> str | None:
+        with tempfile.TemporaryDirectory(prefix="change-") as folder:
+            run = _run(spark, RESTART_BATCHES[:3], way_settings("rocksdb"), root=folder)
+            run.stop()
+            if "delete" in change:
+                _delete(Path(run.checkpoint), change["delete"])
+            run.build_query = QUERIES.get(change.get("query"), count_per_user)
+            conf = {**way_settings("hdfs" if change.get("provider") == "hdfs" else "rocksdb"),
+                    "spark.sql.shuffle.partitions": str(change.get("shuffle_partitions") or 2)}
+            try:
+                with settings(spark, conf):
+                    run.start().add_batch([("a",)])
+            except Exception as error:  # noqa: BLE001 - the outcome asked for
+                return error_class(error)
+            finally:
+                run.close()
+            return None
+
+    return spark_answer("state_store_files.restart_outcome", change, ask_spark)
+
+
+def drawn_change(rng: random.Random) -> dict:
+    """One or two changes Spark accepts, and maybe one it refuses, of different kinds."""
+    accepted = [("shuffle_partitions", rng.choice([1, 3, 4])), ("provider", "hdfs"),
+                ("query", "count renamed"), ("delete", rng.choice(DELETIONS[:2]))]
+    change = dict(rng.sample(accepted, rng.randint(1, 2)))
+    refused = [(kind, value) for kind, value in
+               [("query", "max instead of count"), ("query", "count per name length"),
+                ("query", "distinct users"), ("delete", "the newest state file"),
+                ("delete", "state/")] if kind not in change]
+    if refused and rng.random() < 0.6:
+        change.update([rng.choice(refused)])
+    return change
+
+
+def check_restart_outcome(predict: Callable[[dict], str | None], *, seed: int | None = None,
+                          example: bool = False) -> None:
+    """``predict(change)`` must give the error class a restart after ``change`` stops with
+    (``None`` when the query goes on)."""
+    stop_if_unfinished(predict, dict(EXAMPLE_CHANGE))
+    if example:
+        changes = [(EXAMPLE, EXAMPLE_CHANGE)]
+    else:
+        seed = seed_for(seed)
+        changes = [(FIXED, change) for change in EDGE_CHANGES]
+        changes.append((drawn(seed), drawn_change(random.Random(seed))))
+    spark = course_session()
+    for origin, change in changes:
+        context = f"change between the runs: {change} ({origin})"
+        answer = ask(predict, dict(change), what="restart_error", context=context,
+                     revisit=REVISIT_CHANGES)
+        check_equal(plain(answer), restart_outcome(spark, change),
+                    "the error class of the restart (None: it goes on)",
+                    revisit=REVISIT_CHANGES, context=context)
+    passed(f"you know what {len(changes)} change(s) between two runs do")

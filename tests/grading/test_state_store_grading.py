@@ -1,0 +1,50 @@
+"""Chapter 5's exercises, graded by real nbgrader.
+
+One classroom of four learners hands in the assignment:
+
+=========================  ==========================================================
+learner                    what they handed in
+=========================  ==========================================================
+``solution``               the instructor's solution                     -> full marks
+``untouched``              the release exactly as learners receive it    -> zero
+``every_missing_commit``   believes every uncommitted micro-batch runs again -> loses task 3
+``example_typed_in``       the worked examples' answers typed in         -> zero
+=========================  ==========================================================
+"""
+import json
+
+import pytest
+
+from autograder.grading import autograde
+from tests.support.learners import chapter5
+from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
+
+ASSIGNMENT = "05_state_store"
+FULL = FULL_MARKS[ASSIGNMENT]
+CORPUS = {learner.name: learner for learner in chapter5.LEARNERS}
+
+
+@pytest.mark.slow
+def test_a_classroom_is_graded_on_behaviour(tmp_path):
+    course = tmp_path / "course"
+    grades = autograde(ASSIGNMENT, {
+        "solution": solution_notebook(ASSIGNMENT),
+        "untouched": release_notebook(ASSIGNMENT),
+        **{name: CORPUS[name].write(ASSIGNMENT, tmp_path / "handed-in")
+           for name in ("every_missing_commit", "example_typed_in")},
+    }, workdir=course)
+
+    assert grades["solution"].points() == FULL
+    assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
+    assert grades["every_missing_commit"].points() == {**FULL, "test_runs_again": 0}
+    assert grades["example_typed_in"].points() == dict.fromkeys(FULL, 0)
+    assert not any(grade.flags for grade in grades.values())
+
+    # Spark answered the class's questions once, in the solution's run: the files of each
+    # task 1 case, the read-back stream of task 2 with its checkpoint, the restarts of
+    # task 3 with theirs, and each change of task 4.
+    run = course / "spark-answers" / ASSIGNMENT
+    recorded = json.loads((run / "answers.json").read_text())
+    assert {key.split()[0] for key in recorded} == {
+        "state_store_files.version_files", "state_store_files.read_back",
+        "state_store_files.restarts", "state_store_files.restart_outcome"}

@@ -1,0 +1,235 @@
+"""Chapter 5's learners: the state store itself.
+
+Grade cells: test_predict_files (3), test_counts_at (2), test_runs_again (2),
+test_restart_error (3).
+"""
+from tests.support.learners import Learner, altered
+
+FULL = {"test_predict_files": 3, "test_counts_at": 2, "test_runs_again": 2,
+        "test_restart_error": 3}
+
+
+def losing(*grade_ids: str) -> dict[str, float]:
+    return {g: p for g, p in FULL.items() if g not in grade_ids}
+
+
+# -- right answers, written otherwise ----------------------------------------------------------
+ARITHMETIC = {
+    "predict_files": '''
+def predict_files(way, batches, min_deltas):
+    # the versions that get a snapshot follow a fixed stride from version 0
+    stride = min_deltas + 1 if way == "hdfs" else max(min_deltas, 1)
+    answer = []
+    for last in range(1, batches + 1):
+        names = set()
+        for v in range(1, last + 1):
+            if way == "rocksdb":
+                names.add("%d.zip" % v)
+                continue
+            names.add("%d.%s" % (v, "delta" if way == "hdfs" else "changelog"))
+            if v % stride == 0:
+                names.add("%d.%s" % (v, "snapshot" if way == "hdfs" else "zip"))
+        answer.append(tuple(sorted(names)))
+    return answer
+''',
+    "counts_at": '''
+def counts_at(spark, checkpoint, batch_id):
+    reader = spark.read.format("statestore").option("batchId", batch_id)
+    try:
+        rows = reader.load(checkpoint).collect()
+    except Exception as error:
+        return None
+    return dict((row.key.user, row.value["count"]) for row in rows)
+''',
+    "runs_again": '''
+import os
+
+def runs_again(checkpoint):
+    def newest(log):
+        folder = os.path.join(checkpoint, log)
+        names = [int(n) for n in os.listdir(folder) if n.isdigit()] if os.path.exists(folder) else []
+        return max(names, default=-1)
+    last_planned = newest("offsets")
+    return [last_planned] if last_planned > newest("commits") else []
+''',
+    "restart_error": '''
+def restart_error(change):
+    query, deleted = change.get("query"), change.get("delete")
+    if query == "max instead of count":
+        return "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"
+    if query == "count per name length":
+        return "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE"
+    if query == "distinct users":
+        return "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"
+    if deleted == "state/":
+        return "STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY"
+    if deleted == "the newest state file":
+        return "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"
+    return None
+''',
+}
+
+LISTINGS_AND_METADATA = {
+    "predict_files": '''
+def predict_files(way, batches, min_deltas):
+    kinds = {"hdfs": ("delta", "snapshot"), "changelog": ("changelog", "zip"),
+             "rocksdb": (None, "zip")}
+    change, full = kinds[way]
+    on_disk, since, steps = [], 0, []
+    for version in range(1, batches + 1):
+        since += 1
+        if change is None:
+            on_disk.append(f"{version}.{full}")
+        else:
+            on_disk.append(f"{version}.{change}")
+            if (way == "hdfs" and since > min_deltas) or (way == "changelog" and since >= min_deltas):
+                on_disk.append(f"{version}.{full}")
+                since = 0
+        steps.append(on_disk[:])
+    return steps
+''',
+    "counts_at": '''
+from autograder import read_state
+
+def counts_at(spark, checkpoint, batch_id):
+    try:
+        state = read_state(spark, checkpoint, batchId=batch_id)
+    except Exception:
+        return None
+    counts = {}
+    for row in state:
+        record = row.asDict(recursive=True)
+        counts[record["key"]["user"]] = record["value"]["count"]
+    return counts
+''',
+    "runs_again": '''
+from pathlib import Path
+from autograder.checkpoint_files import logged_batches
+
+def runs_again(checkpoint):
+    offsets = logged_batches(checkpoint, "offsets")
+    commits = set(logged_batches(checkpoint, "commits"))
+    return [b for b in offsets[-1:] if b not in commits]
+''',
+    "restart_error": '''
+REFUSED = {
+    "max instead of count": "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE",
+    "count per name length": "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
+    "distinct users": "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA",
+    "the newest state file": "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE",
+    "state/": "STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY",
+}
+
+def restart_error(change):
+    errors = [REFUSED[value] for value in change.values() if value in REFUSED]
+    return errors[0] if errors else None
+''',
+}
+
+# The worked examples' answers, typed in.
+HARDCODED = {
+    "predict_files": '''
+def predict_files(way, batches, min_deltas):
+    return [["1.delta"], ["1.delta", "2.delta"], ["1.delta", "2.delta", "3.delta", "3.snapshot"],
+            ["1.delta", "2.delta", "3.delta", "3.snapshot", "4.delta"],
+            ["1.delta", "2.delta", "3.delta", "3.snapshot", "4.delta", "5.delta"],
+            ["1.delta", "2.delta", "3.delta", "3.snapshot", "4.delta", "5.delta", "6.delta",
+             "6.snapshot"]]
+''',
+    "counts_at": '''
+def counts_at(spark, checkpoint, batch_id):
+    return [{"a": 1, "b": 1}, {"a": 2, "b": 1}, {"a": 3, "b": 1, "c": 1}][batch_id]
+''',
+    "runs_again": '''
+def runs_again(checkpoint):
+    return [3]
+''',
+    "restart_error": '''
+def restart_error(change):
+    return None
+''',
+}
+
+LEARNERS = [
+    Learner("arithmetic", "correct", "Finds snapshot versions by a stride, reads state with the "
+            "source's options, compares the newest ids of the two logs, returns early per "
+            "query change", ARITHMETIC, dict(FULL)),
+    Learner("listings_and_metadata", "correct", "Counts deltas since the last snapshot, reads "
+            "through the course's read_state and Row.asDict, lists the logs with the toolkit, "
+            "looks every change value up in one table", LISTINGS_AND_METADATA, dict(FULL)),
+    Learner("snapshot_every_batch", "misconception", "Believes maintenance writes a snapshot "
+            "after every commit",
+            altered(ARITHMETIC, "predict_files", 'stride = min_deltas + 1 if way == "hdfs" else '
+                    'max(min_deltas, 1)', "stride = 1"),
+            losing("test_predict_files")),
+    Learner("one_threshold", "misconception", "Believes both providers snapshot once the "
+            "changes since the last one are more than minDeltasForSnapshot",
+            altered(LISTINGS_AND_METADATA, "predict_files", '(way == "changelog" and since >= '
+                    'min_deltas)', '(way == "changelog" and since > min_deltas)'),
+            losing("test_predict_files")),
+    Learner("zips_only_at_snapshots", "misconception", "Believes plain RocksDB uploads a zip "
+            "only when a snapshot is due, like the changelog way",
+            altered(ARITHMETIC, "predict_files", '''                names.add("%d.zip" % v)
+                continue''', '''                if v % (min_deltas + 1) == 0:
+                    names.add("%d.zip" % v)
+                continue'''),
+            losing("test_predict_files")),
+    Learner("latest_state", "misconception", "Believes the statestore source reads the state "
+            "the query left, whatever micro-batch is asked about",
+            altered(ARITHMETIC, "counts_at", '''    reader = spark.read.format("statestore").option("batchId", batch_id)''',
+                    '''    reader = spark.read.format("statestore")'''),
+            losing("test_counts_at")),
+    Learner("version_for_batch", "misconception", "Believes micro-batch b commits version b, "
+            "so asks the source for batchId b - 1",
+            altered(ARITHMETIC, "counts_at", '.option("batchId", batch_id)',
+                    '.option("batchId", batch_id - 1) if batch_id else spark.read.format("statestore")'),
+            losing("test_counts_at")),
+    Learner("gone_means_empty", "misconception", "Believes a version the checkpoint dropped "
+            "reads as an empty state",
+            altered(ARITHMETIC, "counts_at", "        return None", "        return {}"),
+            losing("test_counts_at")),
+    Learner("every_missing_commit", "misconception", "Believes every micro-batch of offsets/ "
+            "missing from commits/ runs again",
+            altered(LISTINGS_AND_METADATA, "runs_again", "offsets[-1:]", "offsets"),
+            losing("test_runs_again")),
+    Learner("no_commits_from_scratch", "misconception", "Believes that without commits/ the "
+            "query starts over from micro-batch 0",
+            altered(ARITHMETIC, "runs_again", '''    last_planned = newest("offsets")''',
+                    '''    last_planned = newest("offsets")
+    if not os.path.exists(os.path.join(checkpoint, "commits")):
+        return list(range(last_planned + 1))'''),
+            losing("test_runs_again")),
+    Learner("partitions_are_fixed", "misconception", "Believes a restart with another number "
+            "of shuffle partitions fails",
+            altered(ARITHMETIC, "restart_error", "    return None",
+                    '''    if "shuffle_partitions" in change:
+        return "STATE_STORE_NUM_PARTITIONS_MISMATCH"
+    return None'''),
+            losing("test_restart_error")),
+    Learner("commit_log_holds_state", "misconception", "Believes deleting commits/ loses the "
+            "state, so the restart cannot load it",
+            altered(ARITHMETIC, "restart_error", "    return None",
+                    '''    if deleted == "commits/":
+        return "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"
+    return None'''),
+            losing("test_restart_error")),
+    Learner("names_are_schema", "misconception", "Believes renaming the count column changes "
+            "the state's schema",
+            altered(ARITHMETIC, "restart_error", '''    if query == "max instead of count":''',
+                    '''    if query == "count renamed":
+        return "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"
+    if query == "max instead of count":'''),
+            losing("test_restart_error")),
+    Learner("provider_is_free", "misconception", "Believes the provider is the session's at "
+            "each start, so an HDFS restart cannot read RocksDB's files",
+            altered(ARITHMETIC, "restart_error", "    return None",
+                    '''    if change.get("provider") == "hdfs":
+        return "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"
+    return None'''),
+            losing("test_restart_error")),
+    Learner("files_and_restarts_only", "partial", "Did tasks 1 and 3 only",
+            {k: ARITHMETIC[k] for k in ("predict_files", "runs_again")},
+            {"test_predict_files": 3, "test_runs_again": 2}),
+    Learner("example_typed_in", "hardcoded", "Typed in the worked examples' answers",
+            HARDCODED, {}),
+]
