@@ -201,8 +201,10 @@ def forget_commit(checkpoint: str | Path, batch_id: int) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-#: Error classes that only wrap the one that says what went wrong.
-WRAPPERS = {"STREAM_FAILED", "FOREACH_BATCH_USER_FUNCTION_ERROR"}
+#: Error classes that only wrap the one that says what went wrong (under Spark Connect, a
+#: query whose sink runs in a ``foreachBatch`` Python process fails with PYTHON_EXCEPTION
+#: around Spark's own error).
+WRAPPERS = {"STREAM_FAILED", "FOREACH_BATCH_USER_FUNCTION_ERROR", "PYTHON_EXCEPTION"}
 
 
 def error_class(error: BaseException) -> str:
