@@ -107,10 +107,19 @@ class GraderFault(Exception):
 def not_the_learners(error: BaseException, *, catcher_frames: int = 1) -> None:
     """Raise :class:`GraderFault` from ``error`` when it is the course's fault
     (``catcher_frames``: see :func:`~autograder.learner_code.course_fault`)."""
+    cause = report_course_fault(error, catcher_frames=catcher_frames)
+    if cause is not None:
+        raise GraderFault(cause) from error
+
+
+def report_course_fault(error: BaseException, *, catcher_frames: int = 1) -> str | None:
+    """Why ``error`` is the course's fault (:func:`~autograder.learner_code.course_fault`),
+    said to the grading command by the audit event
+    :data:`~autograder.contract.GRADER_FAULT`; None, and nothing said, when it is not."""
     cause = course_fault(error, catcher_frames=catcher_frames)
     if cause is not None:
         sys.audit(GRADER_FAULT, cause)  # what the grading command goes by
-        raise GraderFault(cause) from error
+    return cause
 
 
 def plain(value: Any, what: str = "the answer") -> Any:

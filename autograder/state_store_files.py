@@ -140,8 +140,9 @@ def check_predicted_files(predict: Callable[[str, int, int], list], *, seed: int
         got = answer_per_batch(answer, len(truth), "predict_files's answer", context,
                                revisit=REVISIT_FILES)
         for batch_id, (mine, files) in enumerate(zip(got, truth)):
-            mine = sorted(mine) if isinstance(mine, list) else mine
-            check_equal(mine, sorted(files), "the version files of a partition after this "
+            # Sorted by repr: names of any type sort, and "10.zip" after "9.zip" on both sides.
+            mine = sorted(mine, key=repr) if isinstance(mine, list) else mine
+            check_equal(mine, sorted(files, key=repr), "the version files of a partition after this "
                         "micro-batch", batch=batch_id, revisit=REVISIT_FILES, context=context)
     passed("the files on disk match Spark's, micro-batch by micro-batch")
 
@@ -301,7 +302,8 @@ def check_restart_reader(runs_again: Callable[[str], list[int]], *, seed: int | 
             answer = ask(runs_again, checkpoint, what="runs_again", context=context,
                          revisit=REVISIT_RESTART)
             got = plain(answer, "runs_again's answer")
-            check_equal(sorted(got) if isinstance(got, list) else got, again,
+            check_equal(sorted(got, key=repr) if isinstance(got, list) else got,
+                        sorted(again, key=repr),
                         "the micro-batches the restart ran again", revisit=REVISIT_RESTART,
                         context=context)
         finally:

@@ -55,8 +55,40 @@ def install(checked: list[str] = ("autograder",)) -> None:
     log = GuardLog(log_path)
     closed = ClosedFiles.from_environment(log_path)
     load_checks(checked)
+    report_uncaught_course_faults()
     guard = KernelGuard(log, closed, Pristine.now(), remote=bool(os.environ.get("SPARK_REMOTE")))
     sys.addaudithook(guard.hook)
+
+
+def report_uncaught_course_faults() -> None:
+    """Before IPython shows a cell's uncaught error, say whether it is the course's fault.
+
+    A check turns the errors of the learner's code into lessons (``ask``,
+    ``spark_failure_as_lesson``); an error of the course's own work outside those (Spark
+    lost while a check asks it for the truth, a full disk, a bug in a check) would reach the
+    grade cell and cost the learner its points. The error's frames from the first of the
+    course's on are judged by :func:`autograder.feedback.report_course_fault`, which tells
+    the guard; an error with no frame of the course's (the learner's own cell) is left
+    alone. The traceback is shown as IPython always does. Installed before the snapshot of
+    :class:`Pristine`, so a learner's cell cannot take it away.
+    """
+    try:
+        shell = get_ipython()  # noqa: F821 - defined in a kernel
+    except NameError:
+        return
+    from autograder import feedback
+    from autograder.learner_code import in_course
+    import traceback
+
+    def show(shell, etype, value, tb, tb_offset=None):
+        frames = traceback.extract_tb(value.__traceback__)
+        first_ours = next((i for i, f in enumerate(frames) if in_course(f.filename)), None)
+        if first_ours is not None and not isinstance(value, (feedback.CheckFailed,
+                                                             feedback.GraderFault)):
+            feedback.report_course_fault(value, catcher_frames=first_ours)
+        return shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
+
+    shell.set_custom_exc((Exception,), show)
 
 
 def load_checks(checked: list[str]) -> None:

@@ -116,3 +116,46 @@ def test_a_spark_that_died_under_a_check_is_a_grader_fault(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=300, env={**os.environ, "TMPDIR": str(tmp_path)})
     assert "GraderFault: the connection to Spark was lost" in done.stdout, done.stdout + done.stderr
+
+
+IPYTHON_KERNEL = f"""
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.run_cell("from autograder.grading import kernel_guard\\n"
+               "kernel_guard.install(['autograder', 'autograder.feedback'])")
+shell.run_cell("{START_MARK} = 'test_predict'")
+shell.run_cell(sys.argv[1])
+shell.run_cell("{END_MARK} = 'test_predict'")
+"""
+
+
+def _faults_in_a_grade_cell(tmp_path, source: str) -> list[str]:
+    log = tmp_path / "guard.jsonl"
+    log.unlink(missing_ok=True)
+    env = {**os.environ, GUARD_LOG: str(log), GUARD_DENY: ""}
+    subprocess.run([sys.executable, "-c", IPYTHON_KERNEL, source], env=env, check=True,
+                   timeout=120, capture_output=True)
+    return [e["what"] for e in map(json.loads, log.read_text().splitlines())
+            if e["event"] == "fault" and e.get("cell") == "test_predict"]
+
+
+def test_an_error_of_the_courses_code_that_no_check_caught_is_a_grader_fault(tmp_path):
+    # The course's own work failing outside ask() and spark_failure_as_lesson (a check
+    # asking Spark for the truth, a bug in a check) reaches the grade cell uncaught.
+    faults = _faults_in_a_grade_cell(
+        tmp_path, "from autograder.plan import parse_plan\nparse_plan(None)\n")
+    assert len(faults) == 1 and "an error in the course's code (autograder/plan.py:" in faults[0]
+
+
+def test_an_uncaught_error_of_the_learners_own_stays_the_learners(tmp_path):
+    assert _faults_in_a_grade_cell(tmp_path, "1 / 0\n") == []
+    # The learner's code on the way through the course's: the learner's.
+    assert _faults_in_a_grade_cell(tmp_path, (
+        "from autograder.checking import side_by_side\n"
+        "def mine():\n    raise OSError(28, 'No space left on device')\n"
+        "side_by_side(None, {'a': mine})\n")) == []
+    # A lesson is a lesson.
+    assert _faults_in_a_grade_cell(tmp_path, (
+        "from autograder.feedback import CheckFailed\n"
+        "raise CheckFailed('x', 1, 2)\n")) == []
