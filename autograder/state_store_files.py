@@ -51,6 +51,8 @@ SCHEMA = "user STRING"
 #: The three ways a store keeps its versions (the chapter's table).
 WAYS = ("hdfs", "rocksdb", "changelog")
 CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
+#: Helpers a learner may import from this module: they set up a query, they give no answer.
+TOOLS = ("way_settings", "count_per_user", "user_batches", "drawn_change")
 
 
 def way_settings(way: str, min_deltas: int | None = None, retain: int | None = None) -> dict:
