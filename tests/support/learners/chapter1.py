@@ -184,6 +184,38 @@ from pyspark.sql import functions as F
 def first_clicks(events, n):
     return events.limit(n).where(F.col("kind") == "click")
 '''}, losing("test_first_clicks")),
+    Learner("empty_batches_skipped", "misconception", "Believes Spark runs no micro-batch "
+            "for an empty input, so leaves empty batches out of its answers.",
+            {**RUNNING_TOTAL, "predict_emitted": '''
+def predict_emitted(sizes, limit):
+    # a micro-batch only runs when rows arrive: an empty batch has no entry
+    answer, left = [], limit
+    for size in sizes:
+        if size:
+            answer.append(min(size, left))
+            left -= answer[-1]
+    return answer
+''', "predict_state": '''
+def predict_state(sizes, limit):
+    answer, total = [], 0
+    for size in (s for s in sizes if s):
+        before, total = total, min(limit, total + size)
+        answer.append({"numRowsTotal": int(total > 0), "numRowsUpdated": int(total > before),
+                       "count": total or None})
+    return answer
+'''}, losing("test_predict_emitted", "test_predict_state")),
+    Learner("limit_waits_for_n", "misconception", "Believes the limit holds rows back until "
+            "n have arrived, then emits n at once, as a batch LIMIT over the whole input would.",
+            {**NUMPY_AND_SQL, "predict_emitted": '''
+def predict_emitted(sizes, limit):
+    # nothing leaves the limit before it has its n rows
+    answer, seen = [], 0
+    for size in sizes:
+        full_before = seen >= limit
+        seen += size
+        answer.append(limit if seen >= limit and not full_before else 0)
+    return answer
+'''}, losing("test_predict_emitted")),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: GENERATORS[k] for k in ("predict_emitted", "predict_state")},
