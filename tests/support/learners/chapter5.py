@@ -227,6 +227,22 @@ LEARNERS = [
         return "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"
     return None'''),
             losing("test_restart_error")),
+    Learner("rocksdb_in_memory", "misconception", "Believes RocksDB keeps its state in the "
+            "executor's memory: a plain RocksDB commit writes no file, and a restart finds the "
+            "state in memory even when the newest state file is gone",
+            altered(altered(ARITHMETIC, "predict_files", '''                names.add("%d.zip" % v)
+                continue''', '''                continue'''),
+                    "restart_error", '''    if deleted == "the newest state file":
+        return "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"
+''', ""),
+            losing("test_predict_files", "test_restart_error")),
+    Learner("version_is_whole_state", "misconception", "Believes each version holds the whole "
+            "state, so reads micro-batch b's state from b's own changes",
+            altered(ARITHMETIC, "counts_at",
+                    '''    reader = spark.read.format("statestore").option("batchId", batch_id)''',
+                    '''    reader = (spark.read.format("statestore").option("readChangeFeed", True)
+              .option("changeStartBatchId", batch_id).option("changeEndBatchId", batch_id))'''),
+            losing("test_counts_at")),
     Learner("files_and_restarts_only", "partial", "Did tasks 1 and 3 only",
             {k: ARITHMETIC[k] for k in ("predict_files", "runs_again")},
             {"test_predict_files": 3, "test_runs_again": 2}),
