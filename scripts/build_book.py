@@ -10,15 +10,20 @@ myst-nb does, runs the pages the cache lacks ``--jobs`` at a time (the longest f
 what they took last time) and stores them in the cache. The build that follows then finds
 every page executed, renders it, and fails on any warning (``--warningiserror``).
 
-A page whose execution fails is not stored, and its failure is printed at once (a cell
-that fails once and passes the second time still shows): the build executes it again itself and
-reports the error the way it always does. When the course's toolkit (``autograder/``) is
-newer than the cache, every page runs again: the cache knows only each page's own text.
+A page whose execution fails is not stored: the build executes it again itself and
+reports the error the way it always does. A cell that fails once and passes the second time
+is a claim that holds only on a fast enough (or lucky) machine, so the first failure is
+never hidden: the page, the cell (its number, its line in the page, its first lines) and
+the end of the error are printed at once, framed so that they stand out, and again after
+Jupyter Book's own output, whatever the second run did. When the course's toolkit
+(``autograder/``) is newer than the cache, every page runs again: the cache knows only each
+page's own text.
 """
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import re
 import shutil
 import subprocess
 import sys
@@ -55,15 +60,66 @@ def book_pages(root: Path) -> list[Path]:
 
 def execute(page: Path, timeout: int) -> tuple[str, str | None, float, str | None]:
     """Run one page in a fresh kernel, in its own folder (as myst-nb does): the page, the
-    executed notebook as JSON (None if a cell failed), the seconds, the error."""
-    result = single_nb_execution(page_notebook(page), cwd=str(page.parent), timeout=timeout,
+    executed notebook as JSON (None if a cell failed), the seconds, and the report of the
+    failed cell (:func:`failure_report`)."""
+    notebook = page_notebook(page)
+    result = single_nb_execution(notebook, cwd=str(page.parent), timeout=timeout,
                                  allow_errors=False, meta_override=True)
     if result.err is not None:
-        return str(page), None, result.time, result.exc_string
+        return (str(page), None, result.time,
+                failure_report(page, notebook, result.time, result.exc_string))
     return str(page), nbformat.writes(result.nb), result.time, None
 
 
-def execute_missing(root: Path, jobs: int) -> None:
+def failed_cell(notebook: nbformat.NotebookNode) -> int | None:
+    """The index of the cell that stopped an execution: the first code cell with an error
+    among its outputs, or (a cell that timed out has none) the first code cell that never
+    finished; None if every cell ran."""
+    code = [(index, cell) for index, cell in enumerate(notebook.cells)
+            if cell.cell_type == "code"]
+    for index, cell in code:
+        if any(output.get("output_type") == "error" for output in cell.get("outputs", [])):
+            return index
+    for index, cell in code:
+        if cell.get("execution_count") is None:
+            return index
+    return None
+
+
+def failure_report(page: Path, notebook: nbformat.NotebookNode, seconds: float,
+                   error: str, first_lines: int = 6, last_lines: int = 16) -> str:
+    """What a first failed run of a page says: the page, the cell (which code cell, the
+    line of the page where it starts, its first lines) and the last lines of the cell's
+    error, in a frame that stands out among a build's hundreds of lines."""
+    index = failed_cell(notebook)
+    rule = "!" * 78
+    lines = [rule, f"FIRST RUN FAILED: {page}, after {seconds:.0f} s"]
+    if index is None:
+        lines.append("  (no cell of the page shows the error)")
+    else:
+        cell = notebook.cells[index]
+        number = sum(other.cell_type == "code" for other in notebook.cells[:index + 1])
+        source_map = notebook.metadata.get("source_map") or []
+        where = f", line {source_map[index]} of the page" if index < len(source_map) else ""
+        source = [line for line in cell.source.splitlines()
+                  if line.strip() and not line.startswith(":tags:")]
+        lines.append(f"  code cell {number}{where}, which begins:")
+        lines += ["    | " + line for line in source[:first_lines]]
+        shown = [output for output in cell.get("outputs", [])
+                 if output.get("output_type") == "error"]
+        if shown:   # the traceback the reader would see, without the executor's frames
+            error = "\n".join(shown[0].get("traceback", []))
+    lines.append("  the error ends with:")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", error).rstrip().splitlines()
+    lines += ["    | " + line for line in plain[-last_lines:]]
+    lines += ["  The build runs the page again. If that run passes, the cell's claim depends on",
+              "  the machine (how fast it is, an order Spark does not promise): fix the cell.",
+              rule]
+    return "\n".join(lines)
+
+
+def execute_missing(root: Path, jobs: int) -> list[str]:
+    """Execute the pages the cache lacks; the reports of those whose run failed."""
     cache_dir = root / CACHE
     if cache_dir.exists() and any(path.stat().st_mtime > cache_dir.stat().st_mtime
                                   for path in (ROOT / "autograder").rglob("*.py")):
@@ -82,21 +138,23 @@ def execute_missing(root: Path, jobs: int) -> None:
         except KeyError:
             missing.append(page)
     if not missing:
-        return
+        return []
     missing.sort(key=lambda page: (-took_before.get(str(page), 0), -page.stat().st_size))
     config = yaml.safe_load((root / "_config.yml").read_text())
     timeout = config.get("execute", {}).get("timeout", 900)
     started = time.monotonic()
+    failures = []
     # Fresh interpreters (spawn), not forks of this one and its open cache database.
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(execute, page, timeout) for page in missing]
         for future in as_completed(futures):
-            page, executed, seconds, error = future.result()
-            if error is not None:
-                # Said in full now, even if the second run (jupyter-book's) passes: a cell
-                # that fails only sometimes is a claim that depends on the machine's speed.
-                print(f"{page}: a cell failed in {seconds:.0f} s; the build will run it "
-                      f"again. The failure:\n" + _last_lines(error, 25))
+            page, executed, seconds, report = future.result()
+            if report is not None:
+                # Said in full now, and again at the end, even if the second run
+                # (jupyter-book's) passes: a cell that fails only sometimes is a claim
+                # that depends on the machine.
+                print(report, flush=True)
+                failures.append(report)
                 continue
             cache.cache_notebook_bundle(
                 CacheBundleIn(nbformat.reads(executed, 4), page,
@@ -105,11 +163,7 @@ def execute_missing(root: Path, jobs: int) -> None:
             print(f"{page}: Executed notebook in {seconds:.2f} seconds")
     print(f"executed {len(missing)} pages, {jobs} at a time, in "
           f"{time.monotonic() - started:.1f} s")
-
-
-def _last_lines(text: str, count: int) -> str:
-    """The end of a cell's error (the cell's source and the exception), indented."""
-    return "\n".join("    " + line for line in text.rstrip().splitlines()[-count:])
+    return failures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -120,10 +174,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = args.root.resolve()
     (root / "_build").mkdir(exist_ok=True)
-    execute_missing(root, args.jobs)
+    failures = execute_missing(root, args.jobs)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
-    return subprocess.run([str(jupyter_book), "build", str(root), "--warningiserror",
-                           "--keep-going"], cwd=root).returncode
+    returncode = subprocess.run([str(jupyter_book), "build", str(root), "--warningiserror",
+                                 "--keep-going"], cwd=root).returncode
+    if failures:
+        # Once more after Jupyter Book's long output, where nobody would scroll back to it.
+        print(f"\n{len(failures)} page(s) failed their first run (Jupyter Book ran them "
+              f"again: its exit code {returncode} says how that went):")
+        print("\n".join(failures))
+    return returncode
 
 
 if __name__ == "__main__":

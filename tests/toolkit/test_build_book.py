@@ -1,0 +1,76 @@
+"""scripts/build_book.py never hides a page's failed first run: it names the page, the cell
+(its number, its line in the page, its first lines) and the end of the error, even when
+Jupyter Book's second run of the page passes. These pages need a Python kernel, not Spark."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_book.py"
+
+PAGE = """\
+---
+kernelspec:
+  display_name: Python 3 (ipykernel)
+  language: python
+  name: python3
+---
+
+# A page
+
+```{code-cell} ipython3
+rows = [1, 2, 3]
+```
+
+Some text between the cells.
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+
+total = sum(rows)
+assert total == 7, f"the rows add up to {total}"
+```
+
+```{code-cell} ipython3
+print("never reached")
+```
+"""
+
+
+@pytest.fixture(scope="module")
+def build_book():
+    spec = importlib.util.spec_from_file_location("course_build_book", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_failed_run_names_the_page_the_cell_its_line_and_the_error(build_book, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(PAGE)
+    name, executed, seconds, report = build_book.execute(page, timeout=120)
+    assert name == str(page) and executed is None
+    assert report.startswith("!" * 78 + f"\nFIRST RUN FAILED: {page}, after ")
+    # the second of the three code cells, whose fence is line 16 of the page
+    assert "  code cell 2, line 16 of the page, which begins:" in report
+    assert "    | total = sum(rows)" in report
+    assert ":tags:" not in report
+    assert "AssertionError: the rows add up to 6" in report
+    assert "\x1b[" not in report and "nbclient" not in report   # the reader's traceback
+    assert "never reached" not in report
+
+
+def test_a_page_that_runs_reports_nothing(build_book, tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(PAGE.replace("total == 7", "total == 6"))
+    name, executed, seconds, report = build_book.execute(page, timeout=120)
+    assert report is None and "never reached" in executed
+
+
+def test_a_cell_that_never_finished_is_the_failed_one(build_book):
+    notebook = build_book.nbformat.v4.new_notebook(cells=[
+        build_book.nbformat.v4.new_markdown_cell("text"),
+        build_book.nbformat.v4.new_code_cell("import time", execution_count=1),
+        build_book.nbformat.v4.new_code_cell("time.sleep(10_000)"),
+        build_book.nbformat.v4.new_code_cell("after")])
+    assert build_book.failed_cell(notebook) == 2
