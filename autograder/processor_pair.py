@@ -162,7 +162,8 @@ def quick_try(processor: StatefulProcessor, rows_by_key: dict, *, time_mode: str
     Only a missing piece of code (the stub's ``NotImplementedError``) fails here, in a
     fraction of a second, with a one-line :class:`~autograder.feedback.TaskNotDone` naming
     the method; everything else is left to the real query, because TwsTester does not model
-    TTL, the watermark or the state store (chapter 4, section "Fast checks with TwsTester").
+    TTL, the watermark or the state store (chapter 4, further, section "Fast checks with
+    TwsTester").
     """
     from pyspark.sql.streaming.tws_tester import TwsTester
 

@@ -21,6 +21,9 @@ from sphinx.application import Sphinx
 
 #: Chapter pages: ``book/01_global_limit`` and the like.
 CHAPTER = re.compile(r"^book/(?P<name>\d\d_[a-z0-9_]+)$")
+#: The end of the name of a chapter's further page: sections moved out of the chapter so
+#: that it reads in one go, with no exercises of their own (``04_transform_with_state_further``).
+FURTHER = "_further"
 #: The page that explains how to run the course on one's own machine.
 RUNNING_LOCALLY = "book/running_locally"
 #: Where the chapters converted to notebooks are written, relative to the book's root.
@@ -53,11 +56,12 @@ def chapter_notebook_for(srcdir: str | Path, docname: str) -> str | None:
 
 
 def exercise_for(srcdir: str | Path, docname: str) -> str | None:
-    """The exercise notebook of a chapter, relative to the book's root, if it exists."""
+    """The exercise notebook of a chapter, relative to the book's root, if it exists; a
+    chapter's further page (``NN_name_further``) has the chapter's."""
     match = CHAPTER.match(docname)
     if not match:
         return None
-    name = match["name"]
+    name = match["name"].removesuffix(FURTHER)
     path = f"exercises/{name}/{name}.ipynb"
     return path if (Path(srcdir) / path).is_file() else None
 
@@ -79,10 +83,14 @@ def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
         refdomain="std", reftype="doc", reftarget="/" + RUNNING_LOCALLY,
         refdoc=docname, refexplicit=True, refwarn=True,
     )
+    further = docname.endswith(FURTHER)
     if exercise is not None:
-        parts = [nodes.Text("Exercise notebook for this chapter: "), _download(exercise, docname)]
+        parts = [nodes.Text("Exercise notebook of the chapter this page goes with (it has none "
+                            "of its own): " if further else "Exercise notebook for this chapter: "),
+                 _download(exercise, docname)]
         if chapter is not None:
-            parts += [nodes.Text("; the chapter itself as a notebook: "),
+            parts += [nodes.Text("; this page itself as a notebook: " if further
+                                 else "; the chapter itself as a notebook: "),
                       _download(chapter, docname)]
     else:
         parts = [nodes.Text("This chapter has no graded exercises yet; the chapter itself as "

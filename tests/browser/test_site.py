@@ -95,15 +95,17 @@ def test_every_picture_of_a_chapter_says_in_words_what_it_shows(site, seen):
 
 
 def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site, seen):
-    # A chapter whose exercises are not written yet (no exercises/<chapter>/) says so.
+    # A chapter whose exercises are not written yet (no exercises/<chapter>/) says so; a
+    # chapter's further page links the chapter's exercises.
     for path in site.chapters():
         name = path.removeprefix("book/").removesuffix(".html")
+        exercises = name.removesuffix("_further")
         page = seen(path).page
         links = page.locator(".exercise-download a.download")
         hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-        if (COURSE_ROOT / "exercises" / name / f"{name}.ipynb").is_file():
+        if (COURSE_ROOT / "exercises" / exercises / f"{exercises}.ipynb").is_file():
             assert len(hrefs) == 2, f"{path}: not two download links (exercises, chapter)"
-            assert hrefs[0].endswith(f"/{name}.ipynb")
+            assert hrefs[0].endswith(f"/{exercises}.ipynb")
         else:
             assert len(hrefs) == 1, f"{path}: not one download link (the chapter)"
             assert "no graded exercises yet" in page.locator(".exercise-download").inner_text()
@@ -122,7 +124,8 @@ def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site,
 
 
 def test_each_chapter_has_a_stepper_that_starts_at_micro_batch_0(site, seen):
-    for path in site.chapters():
+    # a chapter's further page (sections moved out of it) has the chapter's steppers
+    for path in [path for path in site.chapters() if not path.endswith("_further.html")]:
         page = seen(path).page
         steppers = page.locator(STEPPER)
         assert steppers.count() > 0, f"{path}: no micro-batch stepper"

@@ -1,11 +1,14 @@
 """The corpus's right answers hold their task's rule on every stream, not only on the graded
-ones; and each wrong belief of chapter 3 breaks the rule on a fixed stream of its task.
-Pure Python, no Spark.
+ones; and each wrong belief of chapters 2 and 3 breaks the rule on a fixed stream of each
+task it must lose. Pure Python, no Spark.
 
 Chapter 3's rule is the executable model :mod:`autograder.save_model`, itself checked
 against Spark batch by batch (tests/chapters/test_state_store_save_model.py). Chapter 1's
 is the global limit's arithmetic: a micro-batch emits what the running total, capped by
-the limit, grew by, and the counter row exists once that total is above zero.
+the limit, grew by, and the counter row exists once that total is above zero. Chapter 2's
+is update mode's count per key: the state holds every key's count so far, a micro-batch
+emits the keys it received, and every micro-batch opens one state store instance per
+shuffle partition. Chapters 1 and 2's rules are the ones their checks hold Spark to.
 
 Hypothesis draws streams on the boundaries docs/grading-quality.md lists: empty
 micro-batches (first, in the middle, last), events on a window's first second, watermarks
@@ -20,9 +23,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder import save_model
+from autograder.aggregation_planning import EDGE_KEYS, EDGE_PARTITIONS
 from autograder.feedback import plain
 from autograder.state_store_save import EDGE_STREAMS
-from tests.support.learners import chapter1, chapter3
+from tests.support.learners import chapter1, chapter2, chapter3
 
 #: Cheap examples (no Spark): enough of them to cross every boundary many times.
 PROPERTY = settings(derandomize=True, max_examples=150, deadline=None)
@@ -142,4 +146,68 @@ def test_each_chapter3_belief_breaks_the_model_on_a_fixed_stream_of_each_task_it
             except Exception:       # noqa: BLE001 - a belief may also break the code
                 mine = "raised"
             differs.append(mine != model_facts(batches, delay)[task])
+        assert any(differs), f"{learner.name}: no fixed stream separates it on {task}"
+
+
+# -- chapter 2: a count per key in update mode -------------------------------------------------
+#: Micro-batches of keys: empty ones, a key twice in one batch, keys seen once, more keys
+#: than shuffle partitions.
+key_batches = st.lists(st.lists(st.sampled_from("abcdefg"), max_size=4), min_size=1, max_size=5)
+partitions = st.integers(min_value=1, max_value=5)
+
+
+def counts_rule(batches) -> list[dict]:
+    """Update mode: the state holds every key's count so far; a micro-batch emits the keys
+    it received, with their new counts."""
+    state, answer = {}, []
+    for keys in batches:
+        for key in keys:
+            state[key] = state.get(key, 0) + 1
+        answer.append({"state": dict(state), "output": {key: state[key] for key in keys}})
+    return answer
+
+
+def metrics_rule(batches, partitions) -> list[dict]:
+    """One state store instance per shuffle partition in every micro-batch, empty or not;
+    a row updated per key the micro-batch received; a row per key seen so far."""
+    seen, answer = set(), []
+    for keys in batches:
+        seen |= set(keys)
+        answer.append({"numStateStoreInstances": partitions, "numRowsUpdated": len(set(keys)),
+                       "numRowsTotal": len(seen)})
+    return answer
+
+
+def chapter2_tasks(cells, batches, partitions) -> dict:
+    return {"test_predict_counts": lambda: plain(list(cells["predict_counts"](batches))),
+            "test_predict_metrics": lambda: plain(list(cells["predict_metrics"](batches,
+                                                                                partitions)))}
+
+
+def chapter2_rules(batches, partitions) -> dict:
+    return {"test_predict_counts": counts_rule(batches),
+            "test_predict_metrics": metrics_rule(batches, partitions)}
+
+
+@pytest.mark.parametrize("learner", of_kind(chapter2, "correct"))
+@PROPERTY
+@given(batches=key_batches, partitions=partitions)
+def test_chapter2_right_answers_follow_the_update_mode_rule(learner, batches, partitions):
+    said = {task: answer() for task, answer in
+            chapter2_tasks(cells_of(learner), batches, partitions).items()}
+    assert said == chapter2_rules(batches, partitions)
+
+
+@pytest.mark.parametrize("learner", of_kind(chapter2, "misconception"))
+def test_each_chapter2_belief_breaks_the_rule_on_a_fixed_stream_of_each_task_it_loses(learner):
+    cells = cells_of(learner)
+    fixed = {"test_predict_counts": [(EDGE_KEYS, None)], "test_predict_metrics": EDGE_PARTITIONS}
+    for task in [task for task in fixed if task not in learner.points]:
+        differs = []
+        for batches, partitions in fixed[task]:
+            try:
+                mine = chapter2_tasks(cells, batches, partitions)[task]()
+            except Exception:       # noqa: BLE001 - a belief may also break the code
+                mine = "raised"
+            differs.append(mine != chapter2_rules(batches, partitions)[task])
         assert any(differs), f"{learner.name}: no fixed stream separates it on {task}"
