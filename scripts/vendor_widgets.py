@@ -10,6 +10,14 @@ The files come from the npm registry, through npm itself (``npm pack`` of pinned
 checked against the pinned sha512 digests below), and are not committed: ``make book`` and
 ``make test`` run this script, which does nothing when the files are already in place.
 
+The bundle is cut in two on its way in (:func:`split_bundle`). It holds the widget
+libraries twice, as ipywidgets 8 draws them and as ipywidgets 7 did (``base7``,
+``controls7``: 0.8 of its 3.6 MB); the book's widgets are ipywidgets 8 ones, so the older
+pair goes to files of its own that RequireJS fetches only if a page ever asks for them.
+Its last line, which waits for the page's ``load`` event (every picture and font) before
+drawing the widgets, is left out: ``book/_static/widget_render.js`` draws them as soon as
+the page's text is parsed.
+
     python scripts/vendor_widgets.py            # fetch if missing
     python scripts/vendor_widgets.py --force    # fetch again
 """
@@ -18,6 +26,7 @@ from __future__ import annotations
 import argparse
 import base64
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -45,12 +54,49 @@ PACKAGES = {
     ),
 }
 
+#: The AMD modules of embed-amd.js, in its order: those kept in it, and those given files
+#: of their own (``<name>.js``, found through the RequireJS paths in widget_assets.js).
+KEPT_MODULES = ("@jupyter-widgets/base", "@jupyter-widgets/controls",
+                "@jupyter-widgets/html-manager",
+                "@jupyter-widgets/html-manager/dist/libembed-amd")
+APART_MODULES = {"@jupyter-widgets/base7": "base7.js",
+                 "@jupyter-widgets/controls7": "controls7.js"}
+#: How the bundle's last line starts: it draws the widgets once the page has loaded.
+RENDER_LINE = '(()=>{"use strict";window.require(["@jupyter-widgets/html-manager/dist/libembed-amd"]'
+
 #: Written last: its presence means every file above is in place, at these versions.
 STAMP = TARGET / "VERSIONS.txt"
 
 
 def stamp_text() -> str:
-    return "".join(f"{name}@{version}\n" for name, (version, _, _) in PACKAGES.items())
+    packages = "".join(f"{name}@{version}\n" for name, (version, _, _) in PACKAGES.items())
+    return packages + f"embed-amd.js without {', '.join(APART_MODULES)} and its render line\n"
+
+
+def split_bundle(bundle: Path) -> None:
+    """Cut ``embed-amd.js`` into the modules the book's pages use and files for the others.
+
+    Each module of the bundle is one ``define("name", ...)`` (with the comment naming its
+    licence file just before it); the bundle ends with the line that renders the widgets.
+    A bundle of another shape stops the script rather than be cut wrong.
+    """
+    text = bundle.read_text()
+    starts = [(match.start(), match.group(1)) for match in re.finditer(
+        r'^(?:/\*! For license information please see \S+ \*/\n)?define\("([^"]+)"',
+        text, re.MULTILINE)]
+    render = text.find("\n" + RENDER_LINE)
+    names = [name for _, name in starts]
+    if render < 0 or text.count(RENDER_LINE) != 1 or sorted(names) != sorted(
+            [*KEPT_MODULES, *APART_MODULES]):
+        raise SystemExit(f"{bundle.name}: modules {names}, render line found: {render >= 0};"
+                         " not the layout this script knows how to cut")
+    ends = [start for start, _ in starts[1:]] + [render + 1]
+    modules = {name: text[start:end] for (start, name), end in zip(starts, ends)}
+    if not text[:starts[0][0]].strip() == "":
+        raise SystemExit(f"{bundle.name}: text before its first module")
+    for name, file_name in APART_MODULES.items():
+        (bundle.parent / file_name).write_text(modules[name])
+    bundle.write_text("".join(modules[name] for name in names if name in KEPT_MODULES))
 
 
 def is_current() -> bool:
@@ -101,6 +147,7 @@ def vendor(force: bool = False) -> None:
             tarball = npm_pack(name, version, integrity, staging)
             if unpack(tarball, patterns, files) == 0:
                 raise SystemExit(f"{name}@{version}: none of {patterns} found in the package")
+        split_bundle(files / "embed-amd.js")
         (files / STAMP.name).write_text(stamp_text())
         if TARGET.exists():
             shutil.rmtree(TARGET)

@@ -9,6 +9,8 @@ notebook (converted from its MyST source with jupytext when the build starts, in
 ``_build/chapter-notebooks/``), and a link to the page that says how to run them locally.
 Sphinx copies both notebooks into the site (``_downloads/``) and rebuilds the chapter's
 page when one changes, so the links are never stale and need no edit in the chapters.
+
+It also writes each inline script of a page once (:func:`drop_repeated_scripts`).
 """
 from __future__ import annotations
 
@@ -131,10 +133,37 @@ def _known(env) -> dict[str, tuple[str | None, str | None]]:
     return env.course_exercises
 
 
+def drop_repeated_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
+                          doctree) -> None:
+    """Each inline script of the page once.
+
+    An extension that adds an inline script (``add_js_file(None, body=...)``) once the
+    builder exists has it recorded twice in Sphinx 7.4: in the builder's list, named
+    ``None``, and in the registry, from which the builder copies it again as ``''`` before
+    writing; the two do not compare equal, so the page gets both. sphinx-thebe's
+    configuration (``const THEBE_JS_URL = ...``, an error the second time it runs) and
+    sphinx-togglebutton's selector come twice that way.
+    """
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    seen = set()
+    kept = []
+    for script in scripts:
+        key = (getattr(script, "filename", script) or "", getattr(script, "priority", None),
+               tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    scripts[:] = kept
+
+
 def setup(app: Sphinx) -> dict:
     # Sphinx collects download links on "doctree-read" at priority 500: run before it.
     app.connect("builder-inited", write_chapter_notebooks)
     app.connect("doctree-read", add_exercise_link, priority=400)
     app.connect("env-get-outdated", chapters_whose_exercise_changed)
+    # after myst-nb's handler, which adds a page's widget scripts
+    app.connect("html-page-context", drop_repeated_scripts, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": 2}

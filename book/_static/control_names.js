@@ -12,8 +12,10 @@
 
   function name(stepper) {
     stepper.querySelectorAll(".widget-play button").forEach((button) => {
-      const icon = button.querySelector("[data-icon]");
-      const said = icon && ICON_NAMES[icon.getAttribute("data-icon")];
+      // The icon is an <i class="fa fa-play"> drawn with the widgets' icon font.
+      const icon = button.querySelector("i.fa");
+      const kinds = icon ? [...icon.classList].filter((c) => c.startsWith("fa-")) : [];
+      const said = kinds.map((c) => ICON_NAMES[c.slice(3)]).find(Boolean);
       if (said && button.getAttribute("aria-label") !== said) {
         button.setAttribute("aria-label", said);
         button.setAttribute("title", said);
@@ -65,7 +67,7 @@
     nameFoldedCells();
   }
 
-  // Widgets are drawn after the page has loaded, and an icon can be swapped for an SVG later.
+  // Widgets are drawn after the page's text, and the play button swaps its icon as it plays.
   // The colour mode is an attribute of the page's root, changed by the mode button.
   new MutationObserver(nameAll).observe(document.documentElement,
     { childList: true, subtree: true, attributes: true, attributeFilter: ["data-mode"] });

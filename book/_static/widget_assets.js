@@ -1,25 +1,19 @@
 // Loaded between RequireJS and the widget manager (embed-amd.js) on pages with widgets
-// (see scripts/vendor_widgets.py).
+// (see scripts/vendor_widgets.py); all three are deferred, so the page's text is drawn
+// before they arrive, and they run in this order once it is parsed.
 (function () {
   // The manager looks for its fonts next to where RequireJS says its modules live;
-  // without this they would be looked up relative to the page, and be missing. Both
-  // module names are placed in _static/widgets/, where the files are.
+  // without this they would be looked up relative to the page, and be missing. The
+  // module names are placed in _static/widgets/, where the files are: the ipywidgets 7
+  // libraries, cut out of the bundle, are fetched from there only if a page needs them.
   var here = new URL("widgets/", document.currentScript.src).href;
   window.__jupyter_widgets_assets_path__ = here;
   window.require.config({
     paths: {
       "@jupyter-widgets/html-manager": here + "html-manager",
       "@jupyter-widgets/html-manager/dist/libembed-amd": here + "libembed-amd",
+      "@jupyter-widgets/base7": here + "base7",
+      "@jupyter-widgets/controls7": here + "controls7",
     },
   });
-  // The theme's Font Awesome replaces every <i class="fa ..."> with an <svg>, and the
-  // play button then breaks when it swaps its own <i> icon (play/pause). "nest" puts
-  // the <svg> inside the <i> instead. Font Awesome loads deferred, so it sees this.
-  // The widgets draw the icon with their own font too: hide the nested copy.
-  window.FontAwesomeConfig = Object.assign(window.FontAwesomeConfig || {}, {
-    autoReplaceSvg: "nest",
-  });
-  var style = document.createElement("style");
-  style.textContent = ".jupyter-widgets i.fa > svg { display: none; }";
-  document.head.appendChild(style);
 })();

@@ -1,0 +1,167 @@
+"""What a reader downloads to open a page, and how soon a chapter's stepper is drawn.
+
+Page weight is the sum of the bytes Chromium received for the page and everything it
+loaded (the network layer's ``encodedDataLength``: headers and bodies as they travelled;
+the test server sends no compression, so this is the files' own size). As built by
+Jupyter Book 1, every page carried the theme's Font Awesome script (1.5 MB) and a page
+with a widget the ipywidgets bundle (3.6 MB): 2.47 MB for a page without widgets, 6.35 MB
+for chapter 1, 6.49 MB for chapter 4 (docs/benchmarks.md has the numbers before and
+after). The bounds below sit between those and what the site weighs now.
+
+The stepper used to be drawn only once the page's ``load`` event had fired, that is once
+every picture and font had arrived; a chapter with many pictures showed its stepper
+seconds after its text. The test holds every picture back for several seconds: a stepper
+that waits for them cannot be drawn in time.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+STEPPER = ".micro-batch-stepper"
+
+
+def is_local(url: str) -> bool:
+    """Whether a request stays on this machine (the others are refused, as in conftest)."""
+    parsed = urlparse(url)
+    return parsed.scheme in ("data", "blob", "about") or parsed.hostname == "127.0.0.1"
+
+#: Bytes a reader downloads, at most: a page without widgets, and a chapter page.
+PLAIN_PAGE_MAX = 1_500_000
+CHAPTER_PAGE_MAX = 4_600_000
+#: Seconds every picture is held back, and how soon after the page's text is parsed
+#: (DOMContentLoaded) its first stepper must be drawn: generous for a busy two-core
+#: machine (0.6-0.8 s measured), far below the hold.
+PICTURE_HOLD = 6.0
+STEPPER_WITHIN = 2.5
+
+
+def transferred_bytes(browser, url: str) -> tuple[int, list[str]]:
+    """Open ``url`` in a fresh context and add up what came over the network; the URLs."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        context.route("**/*", lambda route: route.continue_() if is_local(route.request.url)
+                      else route.abort())
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        sizes: dict[str, int] = {}
+        urls: dict[str, str] = {}
+        cdp.on("Network.requestWillBeSent",
+               lambda event: urls.__setitem__(event["requestId"], event["request"]["url"]))
+        cdp.on("Network.loadingFinished",
+               lambda event: sizes.__setitem__(event["requestId"], event["encodedDataLength"]))
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        if page.locator("script[type*=widget-view]").count():
+            page.wait_for_selector(STEPPER, timeout=20_000)
+        page.wait_for_load_state("networkidle")
+        return sum(sizes.values()), [urls.get(key, "?") for key in sizes]
+    finally:
+        context.close()
+
+
+def test_a_page_without_widgets_loads_no_widget_script_and_weighs_little(site, browser):
+    for path in ["book/intro.html", "book/glossary.html", "book/running_locally.html"]:
+        total, urls = transferred_bytes(browser, site.url(path))
+        heavy = [url for url in urls if "fontawesome.js" in url or "/widgets/" in url]
+        assert heavy == [], f"{path} loads {heavy}"
+        assert total <= PLAIN_PAGE_MAX, f"{path}: {total / 1e6:.2f} MB"
+
+
+def test_a_chapter_page_loads_the_widget_manager_without_its_ipywidgets_7_copy(site, browser):
+    assert site.chapters()
+    for path in site.chapters():
+        total, urls = transferred_bytes(browser, site.url(path))
+        assert any(url.split("?")[0].endswith("/widgets/embed-amd.js") for url in urls), (
+            f"{path} did not load the widget manager")
+        extra = [url for url in urls if "fontawesome.js" in url
+                 or url.split("?")[0].endswith(("/base7.js", "/controls7.js"))]
+        assert extra == [], f"{path} loads {extra}"
+        assert total <= CHAPTER_PAGE_MAX, f"{path}: {total / 1e6:.2f} MB"
+
+
+def test_the_themes_icons_are_drawn_without_its_font_awesome_script(site, seen):
+    """The header's buttons (menu, search, colour mode) show their icons from the theme's
+    font: each icon has a glyph, and the font is loaded."""
+    page = seen("book/01_global_limit.html").page
+    icons = page.locator(".bd-header-article i[class*=fa-], .article-header-buttons "
+                         "i[class*=fa-], .search-button__button i[class*=fa-]")
+    drawn = icons.evaluate_all("""icons => icons
+        .filter(i => i.getClientRects().length)
+        .map(i => ({glyph: getComputedStyle(i, '::before').content,
+                    font: getComputedStyle(i).fontFamily, width: i.getBoundingClientRect().width}))""")
+    assert drawn, "no icon found in the page's header"
+    for icon in drawn:
+        assert icon["glyph"] not in ("none", "normal", ""), icon
+        assert "Font Awesome" in icon["font"] and icon["width"] > 4, icon
+    assert page.evaluate("document.fonts.check('900 16px \"Font Awesome 6 Free\"')")
+
+
+class _SlowPictures(SimpleHTTPRequestHandler):
+    """Serves the site, each picture after a pause (each request has its own thread)."""
+
+    def do_GET(self) -> None:
+        if "/_images/" in self.path:
+            time.sleep(PICTURE_HOLD)
+        super().do_GET()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def slow_pictures_site(site):
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(_SlowPictures, directory=str(site.root)))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+#: Times, in ms since the page began: its text parsed, its first stepper drawn.
+TIMES = """
+window.__times = {};
+document.addEventListener("DOMContentLoaded", () => {
+  window.__times.parsed = performance.now();
+  const drawn = () => {
+    if (!window.__times.stepper && document.querySelector(".micro-batch-stepper")) {
+      window.__times.stepper = performance.now();
+    }
+  };
+  new MutationObserver(drawn).observe(document.body, {childList: true, subtree: true});
+  drawn();
+});
+window.addEventListener("load", () => { window.__times.loaded = performance.now(); });
+"""
+
+
+@pytest.mark.parametrize("path", ["book/04_transform_with_state.html",
+                                  "book/03_state_store_save.html"])
+def test_a_chapters_stepper_is_drawn_soon_after_its_text_without_waiting_for_pictures(
+        browser, slow_pictures_site, path):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        context.route("**/*", lambda route: route.continue_() if is_local(route.request.url)
+                      else route.abort())
+        page.add_init_script(TIMES)
+        page.goto(f"{slow_pictures_site}/{path}", wait_until="domcontentloaded")
+        page.wait_for_selector(STEPPER, timeout=20_000)
+        times = page.evaluate("window.__times")
+        seconds = (times["stepper"] - times["parsed"]) / 1000
+        assert seconds <= STEPPER_WITHIN, (
+            f"{path}: the first stepper was drawn {seconds:.1f} s after the page's text")
+        assert page.locator("img[src*='_images/']").count(), f"{path} has no picture to hold"
+    finally:
+        context.close()
