@@ -310,7 +310,7 @@ def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
         got = answer_per_batch(answer, len(truth), "predict_counts' answer", context,
                                revisit=REVISIT_RESTORE_SAVE)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            mine = batch_dict(mine, batch_id, context)
+            mine = batch_dict(mine, batch_id, context, revisit=REVISIT_RESTORE_SAVE)
             check_equal(mine.get("state"), spark_did["state"],
                         "the state rows after this micro-batch, {key: count}",
                         batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
@@ -345,7 +345,7 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
         got = answer_per_batch(answer, len(truth), "predict_metrics' answer", context,
                                revisit=REVISIT_RESTORE_SAVE)
         for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            mine = batch_dict(mine, batch_id, context)
+            mine = batch_dict(mine, batch_id, context, revisit=REVISIT_RESTORE_SAVE)
             for field in METRIC_FIELDS:
                 revisit = (REVISIT_PARTITIONS if field == "numStateStoreInstances"
                            else REVISIT_RESTORE_SAVE)

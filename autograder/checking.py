@@ -25,7 +25,8 @@ import threading
 from datetime import datetime
 from typing import Any, Callable, Hashable
 
-from .feedback import CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain
+from .feedback import (CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain,
+                       revisiting)
 from .contract import BORROWED
 from .learner_code import in_course, written_by_learner
 from .session import is_connect
@@ -63,9 +64,11 @@ def answer_per_batch(answer: Any, batches: int, what: str, context: str, *,
     """The learner's ``answer`` as a plain list with one entry per micro-batch Spark ran.
 
     ``kinds`` ("data", "no-data"), when given, tells the learner which micro-batches Spark
-    ran if the count differs.
+    ran if the count differs. Every lesson it gives ends with ``revisit``, an answer that
+    is not plain data (a set, a generator) included.
     """
-    answer = plain(answer, what)
+    with revisiting(revisit, context):
+        answer = plain(answer, what)
     if type(answer) is not list:
         raise CheckFailed(f"{what} must be a list, one entry per micro-batch", "a list",
                           answer, context=context, revisit=revisit)
@@ -76,11 +79,12 @@ def answer_per_batch(answer: Any, batches: int, what: str, context: str, *,
     return answer
 
 
-def batch_dict(entry: Any, batch: int, context: str) -> dict:
-    """One micro-batch's entry of an answer, which must be a dict."""
+def batch_dict(entry: Any, batch: int, context: str, *, revisit: str | None = None) -> dict:
+    """One micro-batch's entry of an answer, which must be a dict (the lesson if it is not
+    ends with ``revisit``)."""
     if type(entry) is not dict:
         raise CheckFailed("each micro-batch's answer must be a dict", "a dict", entry,
-                          batch=batch, context=context)
+                          batch=batch, context=context, revisit=revisit)
     return entry
 
 

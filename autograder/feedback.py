@@ -20,6 +20,7 @@ they ask Spark, so the hint comes at once.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
 import random
@@ -156,6 +157,28 @@ def plain(value: Any, what: str = "the answer") -> Any:
     )
 
 
+@contextlib.contextmanager
+def revisiting(revisit: str | None, context: str | None = None, batch: int | None = None):
+    """Every lesson raised inside ends with the section to reread.
+
+    A lesson raised by a step that cannot know the chapter (:func:`plain` finding a set or
+    a generator where a list was due) gets ``revisit`` here, and the stream (``context``)
+    and micro-batch (``batch``) if it names none. A lesson that already names its section
+    keeps it; a task not done yet stays one line.
+    """
+    try:
+        yield
+    except TaskNotDone:
+        raise
+    except CheckFailed as failed:
+        if failed.revisit is None and revisit:
+            failed.revisit = revisit
+            failed.context = failed.context or context
+            failed.batch = failed.batch if failed.batch is not None else batch
+            failed.args = (failed.lesson(),)
+        raise
+
+
 def check_equal(got: Any, expected: Any, what: str, *, batch: int | None = None,
                 revisit: str | None = None, context: str | None = None) -> None:
     """Raise :class:`CheckFailed` unless ``got`` equals ``expected`` (as plain data).
@@ -163,7 +186,8 @@ def check_equal(got: Any, expected: Any, what: str, *, batch: int | None = None,
     Numbers compare by value (``2.0`` is the count ``2``), but a truth value is not a
     number (``True`` does not pass for ``1``) and ``None`` is not ``0``.
     """
-    got = plain(got, what)
+    with revisiting(revisit, context, batch):
+        got = plain(got, what)
     if got != expected or _type_shape(got) != _type_shape(expected):
         raise CheckFailed(what, expected, got, batch=batch, revisit=revisit, context=context)
 

@@ -160,7 +160,7 @@ def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
     for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
             predict, "predict_state", example=example, seed=seed, streams=streams,
             revisit=REVISIT_STATE):
-        mine = batch_dict(mine, batch_id, context)
+        mine = batch_dict(mine, batch_id, context, revisit=REVISIT_STATE)
         for field in STATE_FIELDS:
             check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
                         batch=batch_id, revisit=REVISIT_STATE, context=context)

@@ -250,7 +250,7 @@ def check_predicted_metrics(predict: Callable[[list[list[int]], str, int], list]
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs, a dict of
     ``numRowsTotal``, ``numRowsUpdated``, ``numRowsRemoved``, ``numRowsDroppedByWatermark``."""
     def compare(mine, did, context, mode) -> None:
-        mine = batch_dict(mine, did["batch_id"], context)
+        mine = batch_dict(mine, did["batch_id"], context, revisit=REVISIT_METRICS)
         for name in METRIC_NAMES:
             check_equal(mine.get(name), did["metrics"][name], name,
                         batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)

@@ -178,3 +178,56 @@ def test_stop_if_unfinished_raises_the_hint_for_a_stub_and_lets_anything_else_pa
         stop_if_unfinished(predict_emitted, [1], 1)
     stop_if_unfinished(predict_that_divides_by_zero, [1], 1)   # left for the real run
     stop_if_unfinished(lambda sizes, limit: [min(size, limit) for size in sizes], [1], 1)
+
+
+# -- every lesson says which section to reread -------------------------------------------------
+SECTION = 'chapter 1, section "The state: one counter"'
+STREAM = "batch sizes [3, 2] (the chapter's example)"
+
+
+@pytest.mark.parametrize("answer", [
+    {3, 2},                          # a set: no order, so not one entry per micro-batch
+    (size for size in [3, 2]),       # a generator
+    object(),                        # anything else that is not plain data
+    "3, 2",                          # plain, but not a list
+    {"0": 3, "1": 2},                # a dict of micro-batches
+    [3],                             # a list of the wrong length
+], ids=["set", "generator", "object", "text", "dict", "too-short"])
+def test_a_lesson_for_an_answer_that_is_not_one_list_entry_per_batch_ends_with_its_section(
+        answer):
+    from autograder.checking import answer_per_batch
+
+    with pytest.raises(CheckFailed) as failed:
+        answer_per_batch(answer, 2, "predict_state's answer", STREAM, revisit=SECTION)
+    lesson = failed.value.lesson()
+    assert lesson.splitlines()[-1] == f"  revisit: {SECTION}", lesson
+    assert f"the stream: {STREAM}" in lesson
+    assert str(failed.value) == lesson  # what a traceback prints says it too
+
+
+def test_a_lesson_for_a_batch_entry_that_is_not_a_dict_ends_with_its_section():
+    from autograder.checking import batch_dict
+
+    with pytest.raises(CheckFailed) as failed:
+        batch_dict([1, 2], 1, STREAM, revisit=SECTION)
+    assert failed.value.lesson().splitlines()[-1] == f"  revisit: {SECTION}"
+    assert failed.value.batch == 1
+
+
+def test_a_value_that_is_not_plain_data_gets_the_comparisons_section_and_micro_batch():
+    with pytest.raises(CheckFailed) as failed:
+        check_equal({3}, [3], "rows emitted", batch=2, revisit=SECTION, context=STREAM)
+    lesson = failed.value.lesson()
+    assert lesson.startswith("micro-batch 2: rows emitted must be plain Python data")
+    assert lesson.splitlines()[-1] == f"  revisit: {SECTION}"
+
+
+def test_a_lesson_that_names_its_own_section_keeps_it_and_an_unfinished_task_stays_one_line():
+    from autograder.feedback import revisiting
+
+    with pytest.raises(CheckFailed) as failed, revisiting(SECTION, STREAM):
+        raise CheckFailed("the count", 1, 2, revisit="chapter 2, section \"Elsewhere\"")
+    assert failed.value.revisit == "chapter 2, section \"Elsewhere\""
+    with pytest.raises(TaskNotDone) as unfinished, revisiting(SECTION, STREAM):
+        raise TaskNotDone("predict_state")
+    assert "\n" not in unfinished.value.lesson()
