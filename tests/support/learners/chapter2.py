@@ -214,6 +214,47 @@ def predict_counts(batches):
             "close a session without one.",
             altered(BY_PREFIX, "sessions", 'events.withWatermark("ts", "10 seconds")',
                     'events'), losing("test_sessions")),
+    Learner("four_aggregates_always", "misconception", "Believes every streaming "
+            "aggregation is planned with the same four aggregates, whatever its keys, window or "
+            "functions.", {**BY_PREFIX, "aggregate_modes": '''
+def aggregate_modes(plan):
+    # partial, merge before the restore, merge after it, final: the streaming shape
+    return ["Partial", "PartialMerge", "PartialMerge", "Final"]
+'''}, losing("test_aggregate_modes")),
+    Learner("modes_from_count_names", "misconception", "Believes a streaming aggregate's "
+            "functions are the count's, so reads the mode off the names partial_count and "
+            "merge_count only.", altered(ALL_MERGES, "aggregate_modes", '''        if all(f.startswith("partial_") for f in node.functions):
+            return "Partial"
+        if all(f.startswith("merge_") for f in node.functions):
+            return "PartialMerge"''', '''        if any(f.startswith("partial_count(") for f in node.functions):
+            return "Partial"
+        if any(f.startswith("merge_count(") for f in node.functions):
+            return "PartialMerge"'''), losing("test_aggregate_modes")),
+    Learner("counts_once_per_batch", "misconception", "Believes the partial aggregate turns "
+            "a micro-batch's rows of a key into one row that adds 1 to the key's count.",
+            altered(BY_PREFIX, "predict_counts", "this_batch = Counter(keys)",
+                    "this_batch = Counter(set(keys))  # one partial row per key"),
+            losing("test_predict_counts")),
+    Learner("empty_batch_not_run", "misconception", "Believes an empty micro-batch does not "
+            "run the aggregation: no entry in the counts, no state store opened.",
+            {**altered(BY_POSITION, "predict_counts", "    for keys in batches:\n",
+                       "    for keys in filter(None, batches):  # no rows, no micro-batch\n"),
+             "predict_metrics": '''
+def predict_metrics(batches, partitions):
+    answer, seen = [], set()
+    for keys in batches:
+        seen |= set(keys)
+        # with no rows, no task opens a state store
+        answer.append({"numStateStoreInstances": partitions if keys else 0,
+                       "numRowsUpdated": len(set(keys)), "numRowsTotal": len(seen)})
+    return answer
+'''}, losing("test_predict_counts", "test_predict_metrics")),
+    Learner("one_row_per_instance", "misconception", "Believes each state store instance "
+            "holds one row, so the state never has more rows than shuffle partitions.",
+            altered(BY_PREFIX, "predict_metrics",
+                    '"numRowsTotal": len(every_key_so_far)',
+                    '"numRowsTotal": min(partitions, len(every_key_so_far))'),
+            losing("test_predict_metrics")),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: BY_POSITION[k] for k in ("aggregate_modes", "predict_counts")},

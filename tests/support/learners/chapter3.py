@@ -354,6 +354,21 @@ def smallest_delay(batches, size=10):
         kept[row[0]] = row[1]
     return rows, kept, {**metrics, "numRowsTotal": len(kept), "numRowsRemoved": 0}'''),
             losing("test_update_step")),
+    Learner("late_only_past_the_end", "misconception", "Believes a window whose end is "
+            "exactly the watermark is still open: late (and evicted) only once the watermark "
+            "is past its end.",
+            altered(OPERATOR_CLASS, "predict_output", "start + self.size <= self.watermark",
+                    "start + self.size < self.watermark  # at the end it still takes rows"),
+            # the class plays every task: the delay it finds and its step are wrong too
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay",
+                   "test_update_step")),
+    Learner("window_holds_its_end", "misconception", "Believes a window holds the second "
+            "its end names rather than the one its start names, so an event on a window's "
+            "first second belongs to the window before.",
+            altered(OPERATOR_CLASS, "predict_output", "start = t // self.size * self.size",
+                    "start = (t - 1) // self.size * self.size  # (start, end]"),
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay",
+                   "test_update_step")),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: TWO_PASSES[k] for k in ("predict_output", "predict_metrics")},
