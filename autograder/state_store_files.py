@@ -327,6 +327,7 @@ DELETIONS = ("the last commit", "commits/", "the newest state file", "state/")
 EXAMPLE_CHANGE = {"shuffle_partitions": 5}
 EDGE_CHANGES = [{"shuffle_partitions": 3}, {"provider": "hdfs"}, {"query": "count renamed"}, {"delete": "commits/"},
                 {"query": "max instead of count"}, {"query": "count per name length"},
+                {"query": "distinct users"},
                 {"delete": "the newest state file"}, {"delete": "state/"}]
 
 

@@ -188,6 +188,22 @@ LEARNERS = [
             "reads as an empty state",
             altered(ARITHMETIC, "counts_at", "        return None", "        return {}"),
             losing("test_counts_at")),
+    Learner("versions_are_deltas", "misconception", "Believes a state version holds only "
+            "its micro-batch's changes, as a delta file does, so adds up the versions up to "
+            "the one asked about", {**ARITHMETIC, "counts_at": '''
+def counts_at(spark, checkpoint, batch_id):
+    # each version holds what its micro-batch changed: the count is their sum
+    counts = {}
+    for version in range(batch_id + 1):
+        try:
+            rows = (spark.read.format("statestore").option("batchId", version)
+                    .load(checkpoint).collect())
+        except Exception:
+            return None
+        for row in rows:
+            counts[row.key.user] = counts.get(row.key.user, 0) + row.value["count"]
+    return counts
+'''}, losing("test_counts_at")),
     Learner("every_missing_commit", "misconception", "Believes every micro-batch of offsets/ "
             "missing from commits/ runs again",
             altered(LISTINGS_AND_METADATA, "runs_again", "offsets[-1:]", "offsets"),
@@ -199,6 +215,30 @@ LEARNERS = [
     if not os.path.exists(os.path.join(checkpoint, "commits")):
         return list(range(last_planned + 1))'''),
             losing("test_runs_again")),
+    Learner("lost_state_replayed", "misconception", "Believes a restart that misses a state "
+            "file or the whole state folder rebuilds the state by running the micro-batches "
+            "again from the offset log",
+            altered(ARITHMETIC, "restart_error", '''    if deleted == "state/":
+        return "STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY"
+    if deleted == "the newest state file":
+        return "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE"
+''', ""), losing("test_restart_error")),
+    Learner("key_is_its_name", "misconception", "Believes the state's key is the grouping "
+            "column's name, so grouping by the name's length, still called user, restarts",
+            altered(ARITHMETIC, "restart_error", '''    if query == "count per name length":
+        return "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE"
+''', ""), losing("test_restart_error")),
+    Learner("aggregates_interchangeable", "misconception", "Believes the state keeps the "
+            "user's rows, not the count, so another aggregate on the same key restarts "
+            "on it",
+            altered(ARITHMETIC, "restart_error", '''    if query == "max instead of count":
+        return "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE"
+''', ""), losing("test_restart_error")),
+    Learner("operator_swap_allowed", "misconception", "Believes the state is only keyed "
+            "rows, so a de-duplication on the same key restarts on the count's state",
+            altered(ARITHMETIC, "restart_error", '''    if query == "distinct users":
+        return "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA"
+''', ""), losing("test_restart_error")),
     Learner("partitions_are_fixed", "misconception", "Believes a restart with another number "
             "of shuffle partitions fails",
             altered(ARITHMETIC, "restart_error", "    return None",
