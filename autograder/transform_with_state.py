@@ -310,11 +310,12 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     """``first_n(n)`` must let through the first ``n`` rows of each user (lowest ``seq``),
     keeping a single value per user in the state store.
 
-    When grading, the query first runs a fixed part (one user, ``zed``: more than ``n`` rows
-    in the first micro-batch, written latest ``seq`` first, so that the order in which the
-    rows reach ``handleInputRows`` is not theirs; two more in the second, which a limit per
-    micro-batch lets through), then the seed's micro-batches. After each part the operator's state-variable
-    metrics, the state rows per user and the value each user holds are compared.
+    When grading, the query first runs a fixed part (``zed``: more than ``n`` rows in the
+    first micro-batch, written latest ``seq`` first, so that the order in which the rows
+    reach ``handleInputRows`` is not theirs; two more in the second, which a limit per
+    micro-batch lets through; ``amy``, seen once, beside zed in the first), then the seed's
+    micro-batches. After each part the operator's state-variable metrics, the state rows
+    per user and the value each user holds are compared.
     """
     spark = course_session()
     n, numbered = first_n_parts(None if example else seed_for(seed))

@@ -115,9 +115,10 @@ EXAMPLE_FIRST = ([["ann", "ann", "bob"], ["ann", "ann", "bob"], ["ann", "cid"]],
 
 def first_n_parts(seed: int | None) -> tuple[int, Parts]:
     """Task 4's ``n`` and stream, rows numbered by ``seq`` across it: the example, or a fixed
-    part then the seed's. The fixed part is one user, ``zed``: ``n + 1`` rows in micro-batch 0
-    written latest ``seq`` first (the order rows reach ``handleInputRows`` is not theirs),
-    then two more (a limit per micro-batch lets them through)."""
+    part then the seed's. The fixed part is ``zed``: ``n + 1`` rows in micro-batch 0 written
+    latest ``seq`` first (the order rows reach ``handleInputRows`` is not theirs), then two
+    more (a limit per micro-batch lets them through); and ``amy``, seen once, in
+    micro-batch 0 beside zed (a counter that is not per user shows)."""
     if seed is None:
         users, n = EXAMPLE_FIRST
         parts = [(EXAMPLE, users)]
@@ -126,7 +127,7 @@ def first_n_parts(seed: int | None) -> tuple[int, Parts]:
         users = [[rng.choice(("ann", "bob", "cid")) for _ in range(rng.randint(1, 5))]
                  for _ in range(3)]
         n = rng.randint(1, 3)
-        parts = [(FIXED, [["zed"] * (n + 1), ["zed"] * 2]), (drawn(seed), users)]
+        parts = [(FIXED, [["zed"] * (n + 1) + ["amy"], ["zed"] * 2]), (drawn(seed), users)]
     numbered, seq = [], 0
     for label, names_per_batch in parts:
         batches = []
@@ -134,6 +135,6 @@ def first_n_parts(seed: int | None) -> tuple[int, Parts]:
             batches.append([(name, seq + i) for i, name in enumerate(names)])
             seq += len(names)
         if label == FIXED:
-            batches[0].reverse()    # zed's first rows come latest first
+            batches[0].reverse()    # amy, then zed's first rows latest first
         numbered.append((stream_context(f"(user, seq), n={n}", label, batches), batches))
     return n, numbered

@@ -687,6 +687,62 @@ class FirstN(StatefulProcessor):
         pass
 '''
 
+DEDUP_ONE_CALL_PER_ROW = '''
+class TtlDedup(StatefulProcessor):
+    def __init__(self, ttl_ms):
+        self.ttl_ms = ttl_ms
+
+    def init(self, handle):
+        self.seen = handle.getValueState("seen", "id STRING", ttlDurationMs=self.ttl_ms)
+
+    def handleInputRows(self, key, rows, timerValues):
+        # one call per incoming row, as a map would make: this call's row is one copy
+        row = next(iter(rows))
+        if not self.seen.exists():
+            self.seen.update((row.id,))
+            yield Row(id=key[0], copies=1)
+
+    def close(self):
+        pass
+'''
+
+COUNTS_NEED_INITIAL_ROW = '''
+class StartingCounts(StatefulProcessor):
+    def init(self, handle):
+        self.total = handle.getValueState("total", "n INT")
+
+    def handleInitialState(self, key, initialState, timerValues):
+        self.total.update(((self.total.get() or (0,))[0] + initialState.n,))
+
+    def handleInputRows(self, key, rows, timerValues):
+        # the initial state has set every user up before their first rows
+        total = self.total.get()[0] + sum(1 for _ in rows)
+        self.total.update((total,))
+        yield Row(user=key[0], total=total)
+
+    def close(self):
+        pass
+'''
+
+FIRST_N_IN_ATTRIBUTE = '''
+class FirstN(StatefulProcessor):
+    def __init__(self, n):
+        self.n = n
+
+    def init(self, handle):
+        # the processor serves one user: a plain attribute is that user's counter
+        self.done = 0
+
+    def handleInputRows(self, key, rows, timerValues):
+        taken = sorted(row.seq for row in rows)[: max(0, self.n - self.done)]
+        self.done += len(taken)
+        for seq in taken:
+            yield Row(user=key[0], seq=seq)
+
+    def close(self):
+        pass
+'''
+
 # -- hard-coded: the worked example's rows whatever the stream -------------------------------
 EXAMPLE_TYPED_IN = {
     "session_tracker": '''
@@ -853,6 +909,16 @@ LEARNERS = [
     Learner("first_n_trusts_order", "misconception", "Takes a user's rows in the order the "
             "micro-batch hands them to handleInputRows, as if that were the order of seq.",
             {**SELF_CONTAINED, "first_n": FIRST_N_TRUSTS_ORDER}, losing("test_first_n")),
+    Learner("dedup_one_call_per_row", "misconception", "Believes handleInputRows is called "
+            "once per row, as a map is, so every call sees one copy of its id.",
+            {**TIMER_IN_STATE, "ttl_dedup": DEDUP_ONE_CALL_PER_ROW}, losing("test_ttl_dedup")),
+    Learner("counts_need_initial_row", "misconception", "Believes the initial state sets up "
+            "every user before their first rows, so reads the total without checking it "
+            "exists.", {**MOVE_WHEN_NEEDED, "starting_counts": COUNTS_NEED_INITIAL_ROW},
+            losing("test_starting_counts")),
+    Learner("first_n_in_attribute", "misconception", "Believes a processor object serves one "
+            "user for the life of the query, so counts in a plain attribute, not in the state.",
+            {**SELF_CONTAINED, "first_n": FIRST_N_IN_ATTRIBUTE}, losing("test_first_n")),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: TIMER_IN_STATE[k] for k in ("session_tracker", "ttl_dedup")},
