@@ -62,7 +62,8 @@ KEPT_MODULES = ("@jupyter-widgets/base", "@jupyter-widgets/controls",
 APART_MODULES = {"@jupyter-widgets/base7": "base7.js",
                  "@jupyter-widgets/controls7": "controls7.js"}
 #: How the bundle's last line starts: it draws the widgets once the page has loaded.
-RENDER_LINE = '(()=>{"use strict";window.require(["@jupyter-widgets/html-manager/dist/libembed-amd"]'
+RENDER_LINE = ('(()=>{"use strict";'
+               'window.require(["@jupyter-widgets/html-manager/dist/libembed-amd"]')
 
 #: Written last: its presence means every file above is in place, at these versions.
 STAMP = TARGET / "VERSIONS.txt"

@@ -114,7 +114,8 @@ def test_the_themes_icons_are_drawn_without_its_font_awesome_script(site, seen):
     drawn = icons.evaluate_all("""icons => icons
         .filter(i => i.getClientRects().length)
         .map(i => ({glyph: getComputedStyle(i, '::before').content,
-                    font: getComputedStyle(i).fontFamily, width: i.getBoundingClientRect().width}))""")
+                    font: getComputedStyle(i).fontFamily,
+                    width: i.getBoundingClientRect().width}))""")
     assert drawn, "no icon found in the page's header"
     for icon in drawn:
         assert icon["glyph"] not in ("none", "normal", ""), icon
