@@ -50,9 +50,15 @@ def page_notebook(page: Path) -> nbformat.NotebookNode:
 
 
 def book_pages(root: Path) -> list[Path]:
-    """Every page of the table of contents that has code cells."""
+    """Every page of the table of contents that has code cells (a chapter's own sections,
+    such as its further page, included)."""
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    names = [toc["root"]] + [entry["file"] for entry in toc.get("chapters", [])]
+
+    def files(entries: list[dict]) -> list[str]:
+        return [name for entry in entries
+                for name in [entry["file"], *files(entry.get("sections", []))]]
+
+    names = [toc["root"]] + files(toc.get("chapters", []))
     pages = [root / f"{name}.md" for name in names]
     return [page for page in pages
             if any(cell.cell_type == "code" for cell in page_notebook(page).cells)]

@@ -1,6 +1,7 @@
 """Every section a check's lesson (or a chapter module's docstring) sends a learner back to
-is a heading of that chapter's page, and the chapter's name is the page's title: a renamed
-section must not leave lessons pointing at nothing."""
+is a heading of that chapter's page (or, for "chapter N, further", of the chapter's further
+page, ``NN_name_further.md``), and the chapter's name is the page's title: a renamed or
+moved section must not leave lessons pointing at nothing."""
 import re
 from pathlib import Path
 
@@ -25,15 +26,17 @@ MODULE_CHAPTER = {
 }
 
 
-def page(chapter: int) -> Path:
-    (path,) = BOOK.glob(f"{chapter:02d}_*.md")
+def page(chapter: int, further: bool = False) -> Path:
+    """The chapter's page, or its further page (the sections moved out of the chapter)."""
+    (path,) = [path for path in BOOK.glob(f"{chapter:02d}_*.md")
+               if path.stem.endswith("_further") == further]
     return path
 
 
-def headings(chapter: int) -> set[str]:
+def headings(chapter: int, further: bool = False) -> set[str]:
     """The page's section headings (``##`` and below), outside its code cells."""
     found, in_code = set(), False
-    for line in page(chapter).read_text().splitlines():
+    for line in page(chapter, further).read_text().splitlines():
         if line.startswith("```"):
             in_code = not in_code
         elif not in_code and re.match(r"#{2,4} ", line):
@@ -41,13 +44,13 @@ def headings(chapter: int) -> set[str]:
     return found
 
 
-def sections_named(source: str, own_chapter: int) -> set[tuple[int, str]]:
-    """``(chapter, title)`` of every ``section "title"`` in a module's text (docstrings
-    wrap, so a title may run over a line break)."""
+def sections_named(source: str, own_chapter: int) -> set[tuple[int, bool, str]]:
+    """``(chapter, further, title)`` of every ``section "title"`` in a module's text
+    (docstrings wrap, so a title may run over a line break)."""
     text = re.sub(r"\s+", " ", source).replace("\\'", "'")
     named = set()
-    for match in re.finditer(r'(?:chapter (\d)[^"]{0,80}?)?section "([^"]+)"', text):
-        named.add((int(match.group(1) or own_chapter), match.group(2)))
+    for match in re.finditer(r'(?:chapter (\d)(, further)?[^"]{0,80}?)?section "([^"]+)"', text):
+        named.add((int(match.group(1) or own_chapter), bool(match.group(2)), match.group(3)))
     return named
 
 
@@ -64,16 +67,25 @@ def test_a_lesson_names_its_chapter_as_the_page_does():
 @pytest.mark.parametrize("module", sorted(MODULE_CHAPTER))
 def test_every_section_a_lesson_names_is_a_heading_of_its_chapter(module):
     named = sections_named((TOOLKIT / module).read_text(), MODULE_CHAPTER[module])
-    missing = sorted((chapter, title) for chapter, title in named
-                     if title not in headings(chapter))
+    missing = sorted((chapter, further, title) for chapter, further, title in named
+                     if title not in headings(chapter, further))
     assert not missing, f"{module} names sections its chapter's page does not have: {missing}"
 
 
 def test_the_section_finder_sees_every_form_a_module_uses():
     source = ('CHAPTER = "chapter 1, X"\nREVISIT = f\'{CHAPTER}, section "A limit"\'\n'
-              '"""... (section "What a\n    window holds") ... (chapter 4, section "Timers")"""')
-    assert sections_named(source, 1) == {(1, "A limit"), (1, "What a window holds"),
-                                         (4, "Timers")}
+              '"""... (section "What a\n    window holds") ... (chapter 4, section "Timers")'
+              '... (chapter 4, further, section "Fast checks with\n    TwsTester")"""')
+    assert sections_named(source, 1) == {(1, False, "A limit"),
+                                         (1, False, "What a window holds"),
+                                         (4, False, "Timers"),
+                                         (4, True, "Fast checks with TwsTester")}
+
+
+def test_a_moved_section_is_a_heading_of_the_further_page_only():
+    # "Reading the state back" left chapter 4 for its further page (issue 29)
+    assert "Reading the state back" not in headings(4)
+    assert "Reading the state back" in headings(4, further=True)
 
 
 def test_every_section_the_glossary_names_is_a_heading_of_its_chapter():

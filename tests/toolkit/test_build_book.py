@@ -74,3 +74,12 @@ def test_a_cell_that_never_finished_is_the_failed_one(build_book):
         build_book.nbformat.v4.new_code_cell("time.sleep(10_000)"),
         build_book.nbformat.v4.new_code_cell("after")])
     assert build_book.failed_cell(notebook) == 2
+
+
+def test_a_chapters_further_page_is_executed_like_the_chapter(build_book):
+    # the table of contents lists it as a section of its chapter
+    root = Path(__file__).resolve().parents[2]
+    names = [page.name for page in build_book.book_pages(root)]
+    assert names.index("04_transform_with_state.md") + 1 == names.index(
+        "04_transform_with_state_further.md")
+    assert "02_aggregation_planning_further.md" in names
