@@ -52,6 +52,16 @@ def test_an_answer_that_is_not_a_list_is_refused_with_the_section_to_reread(spar
     assert "revisit: chapter 1, The global limit, section" in str(failure.value)
 
 
+@pytest.mark.parametrize("answer", [{3, 1}, "3, 1", None], ids=["set", "text", "none"])
+def test_every_lesson_for_an_answer_that_is_no_list_ends_with_the_section_to_reread(
+        spark, answer):
+    with pytest.raises(CheckFailed) as failure:
+        check_predicted_output(lambda sizes, limit: answer, example=True)
+    last = failure.value.lesson().splitlines()[-1]
+    assert last.startswith("  revisit: chapter 1, The global limit, section"), (
+        failure.value.lesson())
+
+
 def test_counting_state_rows_instead_of_reading_the_counter_fails(spark):
     def number_of_state_rows(spark, checkpoint):
         return len(read_state(spark, checkpoint))
