@@ -61,10 +61,23 @@
     });
   }
 
+  // A chapter with a further page has a fold in the site's chapter list: a <summary>
+  // holding only a chevron icon, which a screen reader announces as nothing. It takes the
+  // words a sighted reader infers: the sections of that chapter.
+  function nameChapterFolds() {
+    document.querySelectorAll(".toctree-l1 > details > summary").forEach((summary) => {
+      const link = summary.parentElement.parentElement.querySelector(":scope > a");
+      if (!summary.textContent.trim() && link && !summary.hasAttribute("aria-label")) {
+        summary.setAttribute("aria-label", `Sections of ${link.textContent.trim()}`);
+      }
+    });
+  }
+
   function nameAll() {
     document.querySelectorAll(".micro-batch-stepper").forEach(name);
     nameThemeControls();
     nameFoldedCells();
+    nameChapterFolds();
   }
 
   // Widgets are drawn after the page's text, and the play button swaps its icon as it plays.
