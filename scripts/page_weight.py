@@ -44,6 +44,20 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
+def network_log(context, page) -> tuple[dict[str, int], dict[str, str]]:
+    """Two dicts the browser fills as ``page`` loads, by request id: the bytes received for
+    each request (the network layer's ``encodedDataLength``) and its URL."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    sizes: dict[str, int] = {}
+    urls: dict[str, str] = {}
+    cdp.on("Network.requestWillBeSent",
+           lambda event: urls.__setitem__(event["requestId"], event["request"]["url"]))
+    cdp.on("Network.loadingFinished",
+           lambda event: sizes.__setitem__(event["requestId"], event["encodedDataLength"]))
+    return sizes, urls
+
+
 def measure(browser, base: str, path: str) -> tuple[int, list, float | None, float]:
     """Bytes received, (bytes, file) per response, ms from parsed to the first stepper,
     ms to the first contentful paint."""
@@ -52,14 +66,7 @@ def measure(browser, base: str, path: str) -> tuple[int, list, float | None, flo
         page = context.new_page()
         context.route("**/*", lambda route: route.continue_()
                       if route.request.url.startswith((base, "data:")) else route.abort())
-        cdp = context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        sizes: dict[str, int] = {}
-        urls: dict[str, str] = {}
-        cdp.on("Network.requestWillBeSent",
-               lambda event: urls.__setitem__(event["requestId"], event["request"]["url"]))
-        cdp.on("Network.loadingFinished",
-               lambda event: sizes.__setitem__(event["requestId"], event["encodedDataLength"]))
+        sizes, urls = network_log(context, page)
         page.add_init_script(TIMES)
         page.goto(base + path, wait_until="load")
         page.wait_for_load_state("networkidle")

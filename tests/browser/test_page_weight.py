@@ -58,14 +58,7 @@ def transferred_bytes(browser, url: str) -> tuple[int, list[str]]:
         page = context.new_page()
         context.route("**/*", lambda route: route.continue_() if is_local(route.request.url)
                       else route.abort())
-        cdp = context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        sizes: dict[str, int] = {}
-        urls: dict[str, str] = {}
-        cdp.on("Network.requestWillBeSent",
-               lambda event: urls.__setitem__(event["requestId"], event["request"]["url"]))
-        cdp.on("Network.loadingFinished",
-               lambda event: sizes.__setitem__(event["requestId"], event["encodedDataLength"]))
+        sizes, urls = MEASURING.network_log(context, page)
         page.goto(url, wait_until="load")
         page.wait_for_load_state("networkidle")
         if page.locator("script[type*=widget-view]").count():
@@ -158,7 +151,8 @@ def _measuring_script():
 
 
 #: Times, in ms since the page began: its text parsed, its first stepper drawn.
-TIMES = _measuring_script().TIMES
+MEASURING = _measuring_script()
+TIMES = MEASURING.TIMES
 
 
 @pytest.mark.parametrize("path", ["book/04_transform_with_state.html",
