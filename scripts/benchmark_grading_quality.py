@@ -26,6 +26,7 @@ import argparse
 import os
 import platform
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -87,6 +88,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seeds", type=int, default=5, help="how many seeds per assignment")
     parser.add_argument("--seed", type=int, action="append", help="a seed to use (repeatable)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--keep", type=Path, metavar="FOLDER",
+                        help="copy a seed's course folder (logs, kernels' JVM logs, ledger) here "
+                             "when one of its grades differs from the corpus's")
     args = parser.parse_args(argv)
     seeds = args.seed or random.Random().sample(range(1, 10**6), args.seeds)
     started = time.monotonic()
@@ -99,6 +103,10 @@ def main(argv=None) -> int:
         for seed in seeds:
             with tempfile.TemporaryDirectory(prefix=f"quality-{assignment}-{seed}-") as folder:
                 graded[seed] = grade_on_seed(assignment, seed, Path(folder), args.jobs)
+                if args.keep and tally(assignment, {seed: graded[seed]})[1]:
+                    kept = args.keep / f"{assignment}-{seed}"
+                    shutil.copytree(folder, kept, dirs_exist_ok=True)
+                    print(f"(seed {seed}: a grade differs; its course folder is kept in {kept})")
         table, misgrades = tally(assignment, graded)
         wrong += len(misgrades)
         print(f"## {assignment}: {len(learners(assignment))} notebooks x {len(seeds)} seeds, "

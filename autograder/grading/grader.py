@@ -117,8 +117,16 @@ class Grader:
         autograded = course.root / "autograded" / student / assignment
         guard_log = course.ledger(assignment, student).with_suffix(".guard.jsonl")
         guard_log.parent.mkdir(parents=True, exist_ok=True)
-        guard_log.unlink(missing_ok=True)
         outcome, detail = self._autograde(assignment, student, guard_log, autograded)
+        if outcome == GRADED and self._kernel_died(assignment, student):
+            # A kernel can die of what is not the learner's (the machine's memory, a crash
+            # in Spark's client): only a death that happens again is theirs.
+            outcome, detail = self._autograde(assignment, student, guard_log, autograded)
+            if outcome == GRADED and not self._kernel_died(assignment, student):
+                detail = _also(detail, "the kernel died the first time and not when graded "
+                                       "again: not counted against the learner")
+            elif outcome == GRADED:
+                detail = "it died again when graded a second time"
         if outcome == GRADED:
             faults = graders_faults(read_log(guard_log), grade_ids)
             if faults:
@@ -128,12 +136,10 @@ class Grader:
 
         if outcome != GRADED or not (autograded / name).exists():
             if outcome == GRADED:
-                log = course.ledger(assignment, student).with_suffix(".log")
-                log_text = log.read_text(errors="replace") if log.exists() else ""
-                if "DeadKernelError" in log_text or "Kernel died" in log_text:
+                if self._kernel_died(assignment, student):
                     outcome = KERNEL_DIED
                 else:
-                    outcome, detail = FAILED, last_error(log_text)
+                    outcome, detail = FAILED, last_error(self._log_text(assignment, student))
             course.record_zero(assignment, student)
         stopped = cells_out_of_time(autograded / name)
         if stopped:
@@ -145,9 +151,20 @@ class Grader:
             course.zero(assignment, student, affected)
         return course.read_grade(assignment, student, outcome, flags=flags, detail=detail)
 
+    def _log_text(self, assignment: str, student: str) -> str:
+        """What nbgrader printed while it graded the notebook last."""
+        log = self.course.ledger(assignment, student).with_suffix(".log")
+        return log.read_text(errors="replace") if log.exists() else ""
+
+    def _kernel_died(self, assignment: str, student: str) -> bool:
+        text = self._log_text(assignment, student)
+        return "DeadKernelError" in text or "Kernel died" in text
+
     def _autograde(self, assignment, student, guard_log: Path, autograded: Path) -> tuple[str, str]:
         """nbgrader's ``autograde`` of one submission, in its own temporary folder and
-        Connect session; retried once if another notebook held the gradebook's lock."""
+        Connect session, with a fresh guard log; retried once if another notebook held the
+        gradebook's lock."""
+        guard_log.unlink(missing_ok=True)
         workdir = Path(tempfile.mkdtemp(prefix=f"grading-{student}-"))
         spark, generation = self.spark, self.spark.generation if self.spark else 0
 

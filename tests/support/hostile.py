@@ -16,6 +16,7 @@ time; the honest parts they keep come from the solution.
 from __future__ import annotations
 
 import copy
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -122,6 +123,17 @@ class Case:
     detail: str | None = None
 
 
+def _dies_once(target: Path) -> Path:
+    """A notebook whose kernel dies in its first grading run only (a marker file outside
+    every folder of the course remembers it), with task 1 solved."""
+    marker = Path(tempfile.mkdtemp(prefix="kernel-dies-once-")) / "died"
+    return notebook({"predict_state": (
+        "import os\n"
+        f"if not os.path.exists({str(marker)!r}):\n"
+        f"    open({str(marker)!r}, 'w').close()\n"
+        "    os._exit(9)\n")}, solved=("predict_emitted",))(target)
+
+
 CASES: dict[str, Case] = {
     # -- broken files and edited structure ------------------------------------------------
     "not_json": Case(raw('{"cells": [ this is not json'), ZERO, grading.NOT_A_NOTEBOOK),
@@ -143,7 +155,11 @@ CASES: dict[str, Case] = {
                                            f"import time\ntime.sleep({CELL_TIMEOUT - 5})\n")),
                     ZERO, grading.TIMED_OUT),
     "kernel_exit": Case(notebook({"predict_state": "import os\nos._exit(3)\n"},
-                                 solved=("predict_emitted",)), ZERO, grading.KERNEL_DIED),
+                                 solved=("predict_emitted",)), ZERO, grading.KERNEL_DIED,
+                        detail="it died again when graded a second time"),
+    # a kernel that dies once, as one short of memory would: not the learner's doing
+    "kernel_dies_once": Case(_dies_once, EMITTED_ONLY,
+                             detail="not counted against the learner"),
     "stops_spark": Case(notebook({"emitted_so_far": "spark.stop()\n"},
                                  solved=("predict_emitted", "first_clicks")), EMITTED_ONLY),
     "leaves_query": Case(notebook({"emitted_so_far": (
