@@ -16,7 +16,7 @@ from ..contract import GUARD_DENY, GUARD_LOG, JVM_LOG
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
 from .processes import GradingLimits, kill_tree, last_error, run_watched
 from .reference import record_answers
-from .results import FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK, NotebookGrade
+from .results import DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK, NotebookGrade
 from .spark import GradingSpark, session_url
 from .verdict import cells_out_of_time, cheats, without_duplicate_ids
 
@@ -123,8 +123,7 @@ class Grader:
             # in Spark's client): only a death that happens again is theirs.
             outcome, detail = self._autograde(assignment, student, guard_log, autograded)
             if outcome == GRADED and not self._kernel_died(assignment, student):
-                detail = _also(detail, "the kernel died the first time and not when graded "
-                                       "again: not counted against the learner")
+                detail = _also(detail, DIED_ONCE)
             elif outcome == GRADED:
                 detail = "it died again when graded a second time"
         if outcome == GRADED:

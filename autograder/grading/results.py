@@ -20,6 +20,10 @@ FAILED = "grading failed"
 #: nothing was decided about the learner's work, no grade is kept, and the notebook is
 #: graded again (once in the same run; a later run of the command grades it again too).
 GRADER_FAULT = "grader's fault, to regrade"
+#: What a graded notebook's detail says when its kernel died in the first run and not in a
+#: second (the grader's misfortune, not the learner's doing: see ``Grader._grade``).
+DIED_ONCE = ("the kernel died the first time and not when graded again: "
+             "not counted against the learner")
 #: The plain summary's width: wide enough that no row of a class is folded onto two lines.
 PLAIN_WIDTH = 1000
 
@@ -94,6 +98,11 @@ def summary(results: dict[str, dict[str, NotebookGrade]], *, plain: bool = False
                   Text(f"{len(grades) - len(ours)} graded, {len(flagged)} flagged for cheating "
                        f"({', '.join(sorted(flagged)) or 'none'}), {len(failed)} not run to the "
                        f"end ({', '.join(sorted(failed)) or 'none'})")]
+        died_once = [s for s, g in grades.items() if DIED_ONCE in g.detail]
+        if died_once:
+            parts.append(Text(f"{len(died_once)} graded a second time because their kernel died "
+                              f"once, which it did not do again ({', '.join(sorted(died_once))}): "
+                              "not their doing; if it recurs, the machine may be short of memory"))
         if ours:
             parts.append(Text(f"{len(ours)} NOT graded because of the grader's own fault, not "
                               f"theirs ({', '.join(sorted(ours))}): fix the cause shown above and "

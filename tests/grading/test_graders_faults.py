@@ -84,14 +84,19 @@ def test_the_guard_records_a_fault_the_courses_checks_raise_and_no_other(tmp_pat
 
 def test_the_summary_counts_the_graders_faults_apart_and_says_what_to_do():
     from autograder.grading import GRADED, GRADER_FAULT, CellScore, NotebookGrade, summary_table
+    from autograder.grading.results import DIED_ONCE
 
     table = summary_table({"01_global_limit": {
         "ann": NotebookGrade("ann", {"test_predict_emitted": CellScore(2, 2)}, GRADED),
         "bob": NotebookGrade("bob", {}, GRADER_FAULT,
                              detail="the Spark Connect server stopped while this notebook was graded"),
+        "cid": NotebookGrade("cid", {"test_predict_emitted": CellScore(2, 2)}, GRADED,
+                             detail=DIED_ONCE),
     }})
     assert "bob" in table and "grader's fault, to regrade (the Spark Connect server" in table
-    assert "1 graded, 0 flagged for cheating (none), 0 not run to the end (none)" in table
+    assert "2 graded, 0 flagged for cheating (none), 0 not run to the end (none)" in table
+    assert "1 graded a second time because their kernel died once, which it did not do " \
+           "again (cid)" in table
     assert "1 NOT graded because of the grader's own fault, not theirs (bob)" in table
 
 
