@@ -110,9 +110,9 @@ def logged_batches(checkpoint: str | Path, log: str) -> list[int]:
 
 def batches_to_run_again(checkpoint: str | Path) -> list[int]:
     """The micro-batch a restart runs again: the newest of ``offsets/`` when ``commits/``
-    does not hold it. Spark looks no further back: an older micro-batch missing from
-    ``commits/`` (or all of ``commits/`` gone) is taken as done, and its state is in
-    ``state/`` whatever the commit log says. The answer of chapter 5's task 3."""
+    does not hold it, even when ``commits/`` holds nothing at all. Spark looks no further
+    back: an older micro-batch missing from ``commits/`` is taken as done, and its state is
+    in ``state/`` whatever the commit log says. The answer of chapter 5's task 3."""
     reference_answer()
     planned = logged_batches(checkpoint, "offsets")
     if not planned or planned[-1] in logged_batches(checkpoint, "commits"):

@@ -9,6 +9,7 @@ exists. The chapters hold such claims with hidden cells that ask the jars PySpar
                               inside ``spark-common-utils``
 ``class_members(name)``       the fields and methods of a class, as ``javap -p`` prints them
 ``referenced_classes(name)``  the classes a class (or one of its methods) uses in its bytecode
+``methods_called(name)``      the methods a class (or one of its methods) calls in its bytecode
 ``string_constants(name)``    the string literals of a class, such as the messages of its checks
 """
 import functools
@@ -56,18 +57,31 @@ def _bytecode(name):
     return _javap("-p", "-c", name=name)
 
 
+def _code_of(name, method=None):
+    """The bytecode of class ``name``, or only of its method(s) called ``method``."""
+    code = _bytecode(name)
+    if method is None:
+        return code
+    bodies = re.findall(r"^  [^\n]*[ .]" + re.escape(method) + r"\(.*?\n(.*?)(?=^  \S|\Z)",
+                        code, flags=re.M | re.S)
+    return "\n".join(bodies)
+
+
 def referenced_classes(name, method=None):
     """The classes that class ``name`` refers to in its bytecode, as dotted names.
 
     With ``method``, only those referred to in the body of the method(s) of that name.
     """
-    code = _bytecode(name)
-    if method is not None:
-        bodies = re.findall(r"^  [^\n]*[ .]" + re.escape(method) + r"\(.*?\n(.*?)(?=^  \S|\Z)",
-                            code, flags=re.M | re.S)
-        code = "\n".join(bodies)
+    code = _code_of(name, method)
     return {found.replace("/", ".") for found in re.findall(r"// \w+ (?:\w+ )?([\w/$]+)[.:\s]", code)
             if "/" in found}
+
+
+def methods_called(name, method=None):
+    """The names of the methods class ``name`` calls in its bytecode (with ``method``, in
+    the body of its method(s) of that name), such as ``uploadSnapshot``."""
+    return set(re.findall(r"// (?:Interface)?Method (?:[\w/$]+\.)?([\w$<>]+):",
+                          _code_of(name, method)))
 
 
 def string_constants(name):
