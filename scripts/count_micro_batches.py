@@ -25,19 +25,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.learners import CHAPTERS, task_check  # noqa: E402
+from tests.support.learners import CHAPTERS, run_cells, task_check  # noqa: E402
 from tests.support.submissions import solution_notebook  # noqa: E402
-
-
-def solution_namespace(nb) -> dict:
-    """The solution's own cells (set-up included), run in this process."""
-    namespace: dict = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and not meta.get("grade"):
-            exec(compile(cell.source, f"<solution: {meta.get('grade_id', 'cell')}>", "exec"),
-                 namespace)
-    return namespace
 
 
 def count(assignment: str, seed: int) -> list[tuple[str, int, int, float]]:
@@ -63,7 +52,7 @@ def count(assignment: str, seed: int) -> list[tuple[str, int, int, float]]:
             pass
 
     nb = nbformat.read(solution_notebook(assignment), 4)
-    namespace = solution_namespace(nb)
+    namespace = run_cells(nb, "solution")
     tasks = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
              if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
     checks = {task: task_check(nb, task) for task in tasks}

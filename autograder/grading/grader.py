@@ -16,7 +16,8 @@ from ..contract import GUARD_DENY, GUARD_LOG, JVM_LOG
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
 from .processes import GradingLimits, kill_tree, last_error, run_watched
 from .reference import record_answers
-from .results import DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK, NotebookGrade
+from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK,
+                      NotebookGrade)
 from .spark import GradingSpark, session_url
 from .verdict import cells_out_of_time, cheats, without_duplicate_ids
 

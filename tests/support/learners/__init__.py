@@ -117,16 +117,23 @@ def task_check(nb, grade_id: str) -> tuple[str, str]:
     return call.func.id, call.args[0].id
 
 
-def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> None:
-    """Run the learner's cells (set-up included) in this process, then the task's check on
-    the graded streams of ``seed``: returns if it passes, raises what the check raises."""
-    nb = learner.notebook(assignment)
+def run_cells(nb, who: str) -> dict:
+    """Run a notebook's own code cells (set-up included, grade cells left out) in this
+    process; the names they defined."""
     namespace: dict = {}
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.cell_type == "code" and not meta.get("grade"):
-            exec(compile(cell.source, f"<{learner.name}: {meta.get('grade_id', 'cell')}>",
-                         "exec"), namespace)
+            exec(compile(cell.source, f"<{who}: {meta.get('grade_id', 'cell')}>", "exec"),
+                 namespace)
+    return namespace
+
+
+def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> None:
+    """Run the learner's cells (set-up included) in this process, then the task's check on
+    the graded streams of ``seed``: returns if it passes, raises what the check raises."""
+    nb = learner.notebook(assignment)
+    namespace = run_cells(nb, learner.name)
     check, answer = task_check(nb, grade_id)
     namespace[check](namespace[answer], seed=seed)
 
