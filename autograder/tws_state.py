@@ -71,13 +71,16 @@ def state_rows_per_key(run: StreamRun, operator: int) -> dict[str, int]:
 
 def stored_values(run: StreamRun, operator: int) -> dict[str, list]:
     """Each key's stored values, over all the operator's variables: ``{key: [value...]}``,
-    each value flattened to its fields (whatever the variables and fields are named)."""
+    each value flattened to its fields (whatever the variables and fields are named): every
+    column of the state reader's row but ``key`` and ``partition_id`` (a value state's
+    ``value``; a list state's ``list_element``, a row per element)."""
     values: dict[str, list] = {}
     for variable in state_variables(run, operator):
         for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
-            value = row["value"]
-            fields = list(value) if isinstance(value, tuple) else [value]
-            values.setdefault(str(row.key[0]), []).extend(fields)
+            found = values.setdefault(str(row.key[0]), [])
+            for name, value in row.asDict().items():
+                if name not in ("key", "partition_id"):
+                    found.extend(list(value) if isinstance(value, tuple) else [value])
     return {key: sorted(found, key=repr) for key, found in sorted(values.items())}
 
 
@@ -104,12 +107,18 @@ def ttl_expiries(run: StreamRun, operator: int) -> list[int]:
     """When each value of the operator's variables with a TTL expires (its
     ``ttlExpirationMs`` in the state store: the timestamp of the micro-batch that wrote it
     plus the TTL), sorted."""
-    expiries = []
+    return sorted(at for expiries in ttl_expiries_per_key(run, operator).values()
+                  for at in expiries)
+
+
+def ttl_expiries_per_key(run: StreamRun, operator: int) -> dict[str, list[int]]:
+    """:func:`ttl_expiries` per grouping key: ``{key: [ms, ...]}``."""
+    expiries: dict[str, list[int]] = {}
     for variable in state_variables(run, operator):
         if not variable.get("ttlEnabled"):
             continue
         for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
             for name, field in row.asDict(recursive=True).items():
                 if isinstance(field, dict) and "ttlExpirationMs" in field:
-                    expiries.append(int(field["ttlExpirationMs"]))
-    return sorted(expiries)
+                    expiries.setdefault(str(row.key[0]), []).append(int(field["ttlExpirationMs"]))
+    return {key: sorted(found) for key, found in sorted(expiries.items())}

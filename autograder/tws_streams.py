@@ -1,20 +1,76 @@
 """The streams chapter 4's checks play (:mod:`autograder.transform_with_state`).
 
-Each task is checked on the chapter's example, or, when graded, on a fixed part that sits
-on the task's boundary (whatever the seed, it separates a misconception from the idea;
-docs/grading-quality.md lists them) followed by streams drawn from the seed. Every function
-here takes the seed, or ``None`` for the chapter's example, and names each stream for the
-lesson a failure prints (:func:`autograder.checking.stream_context`).
+Each task is checked on the chapter's example, or, when graded, on a **fixed part** that
+sits on the task's boundary (whatever the seed, it separates a misconception from the idea;
+docs/grading-quality.md lists them) and a part drawn from the seed. The two parts run
+**side by side**: micro-batch ``i`` of the query holds micro-batch ``i`` of each part, and
+each part has grouping keys of its own (the fixed part's users are never the seed's). State
+is kept per key, so a processor treats each part as if it ran alone, and one query plays
+both: fewer, fuller micro-batches (issue 34). What is global to a query is kept apart: a
+time to live (task 2 runs a second query for it), and the watermark of task 1, which the
+seed's event times are drawn not to move before the fixed part does.
+
+A check compares each part on its own keys, the fixed part first, so a difference is told
+with the stream of the part it appeared in (:func:`autograder.checking.stream_context`);
+what no key owns (a query that fails, the operator's metrics) is told with both.
+
+Every function here takes the seed, or ``None`` for the chapter's example.
 """
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from typing import Callable, Iterable
 
 from .checking import EXAMPLE, FIXED, drawn, stream_context
 
-#: A stream and how a lesson names it: ``[(context, micro-batches), ...]``.
-Parts = list[tuple[str, list]]
 HOUR_MS = 3_600_000
+
+
+@dataclass(frozen=True)
+class Part:
+    """One scenario of a check's stream: how a lesson names it, and the keys it owns."""
+
+    context: str
+    keys: frozenset
+
+
+@dataclass(frozen=True)
+class Stream:
+    """A check's micro-batches, every part's rows side by side, and its parts."""
+
+    batches: list
+    parts: tuple[Part, ...]
+    #: The index of each part's last micro-batch (where a check reads the state back).
+    ends: frozenset
+
+    @property
+    def context(self) -> str:
+        """How a lesson names the whole stream (for what no single key owns)."""
+        return "; beside it, with keys of its own, ".join(part.context for part in self.parts)
+
+
+def side_by_side(*parts: tuple[str, list, Iterable]) -> Stream:
+    """A stream from ``(context, micro-batches, keys)`` parts whose keys are disjoint."""
+    batches: list = []
+    for _, part_batches, _ in parts:
+        for number, rows in enumerate(part_batches):
+            if number == len(batches):
+                batches.append([])
+            batches[number].extend(rows)
+    owned = [frozenset(keys) for _, _, keys in parts]
+    assert sum(map(len, owned)) == len(frozenset().union(*owned)), "parts share a key"
+    return Stream(batches, tuple(Part(context, keys) for (context, _, _), keys in zip(parts, owned)),
+                  frozenset(len(part_batches) - 1 for _, part_batches, _ in parts))
+
+
+def keys_of(batches: list, key: Callable = lambda row: row[0]) -> set:
+    """The grouping keys of a part's rows."""
+    return {key(row) for rows in batches for row in rows}
+
+
+def _one_part(what: str, label: str, batches: list, key: Callable = lambda row: row[0]) -> tuple:
+    return stream_context(what, label, batches), batches, keys_of(batches, key)
 
 
 # -- task 1: sessions, rows (user, seconds after T0) -------------------------------------------
@@ -23,34 +79,41 @@ EXAMPLE_SESSIONS = [
     [("ann", 30), ("bob", 8)],
     [("cid", 60)],
 ]
-#: The fixed part of every graded session stream, before the seed's (which starts at
-#: 100 s): ann's two first rows come latest first (her session starts at the earliest and
-#: its gap runs from the latest, whatever order a micro-batch hands them in), her next event
-#: arrives while her first timer is pending (her timer must be replaced, not added to),
-#: bob's timer fires when cid moves the watermark, and ann's row at 2 s comes after the
-#: watermark passed it (dropped before the processor sees it).
+#: The fixed part of every graded session stream: ann's two first rows come latest first
+#: (her session starts at the earliest and its gap runs from the latest, whatever order a
+#: micro-batch hands them in), her next event arrives while her first timer is pending (her
+#: timer must be replaced, not added to), bob's timer fires when cid moves the watermark,
+#: and ann's row at 2 s comes after the watermark passed it (dropped before the processor
+#: sees it).
 EDGE_SESSIONS = [[("ann", 3), ("bob", 1), ("ann", 0)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
+#: The seed's users (never the fixed part's), and when each of its micro-batches may put
+#: their rows, in seconds after T0. The watermark is the query's, 5 s behind its latest
+#: event, so the seed's rows keep it where the fixed part needs it: at 0 after micro-batch
+#: 0 (no micro-batch without data follows it), at most 10 s after micro-batch 1 (no fixed
+#: timer fires before cid's 40 s: bob's is at 11 s), exactly 35 s after micro-batches 2
+#: and 3 (so the seed's rows under 35 s in micro-batch 3 are late, as ann's 2 s is).
+SEEDED_USERS = ("dan", "eve", "fay")
+SEEDED_SECONDS = [(0, 5), (4, 15), (20, 40), (25, 40)]
 
 
-def session_parts(seed: int | None) -> Parts:
-    """Task 1's stream: the example, or the fixed part then the seed's from 100 s on."""
+def session_stream(seed: int | None) -> Stream:
+    """Task 1's stream: the example, or the fixed part beside the seed's."""
     what = "(user, seconds after T0)"
     if seed is None:
-        return [(stream_context(what, EXAMPLE, EXAMPLE_SESSIONS), EXAMPLE_SESSIONS)]
-    seeded = _session_batches(random.Random(seed), start=100)
-    return [(stream_context(what, FIXED, EDGE_SESSIONS), EDGE_SESSIONS),
-            (stream_context(what, drawn(seed), seeded), seeded)]
+        return side_by_side(_one_part(what, EXAMPLE, EXAMPLE_SESSIONS))
+    seeded = _session_batches(random.Random(seed))
+    return side_by_side(_one_part(what, FIXED, EDGE_SESSIONS),
+                        _one_part(what, drawn(seed), seeded))
 
 
-def _session_batches(rng: random.Random, start: int = 0) -> list[list[tuple[str, int]]]:
+def _session_batches(rng: random.Random) -> list[list[tuple[str, int]]]:
     batches = []
-    for number in range(3):
-        at = start + 30 * number
-        rows = [(user, at + rng.randint(0, 8))
-                for user in ("ann", "bob", "cid") for _ in range(rng.randint(0, 2))]
-        if number and rng.random() < 0.7:       # a row far behind the watermark
-            rows.append((rng.choice(("ann", "bob", "dan")), at - 40))
-        batches.append(rows or [("eve", at)])
+    for number, (low, high) in enumerate(SEEDED_SECONDS):
+        rows = [(user, rng.randint(low, high))
+                for user in SEEDED_USERS for _ in range(rng.randint(0, 2))]
+        if number == 2 and rng.random() < 0.7:   # behind the watermark (1 s or more by then)
+            rows.append((rng.choice(SEEDED_USERS), 0))
+        batches.append(rows or [("gus", high)])
     return batches
 
 
@@ -59,22 +122,25 @@ EXAMPLE_DEDUP = [["a", "a", "b"], ["a", "c"], ["b", "c", "c"]]
 #: The fixed stream of every graded run: ids seen again in the next micro-batch, with
 #: several copies. Run with a TTL of an hour (remembered: not emitted again) and of 1 ms
 #: (forgotten by then: emitted again), it separates a memory that never expires from one
-#: that is never consulted.
+#: that is never consulted. The seed's ids are never the fixed part's.
 EDGE_DEDUP = [["a", "a", "b"], ["a", "b", "b"]]
+SEEDED_IDS = "cdefg"
 
 
-def dedup_runs(seed: int | None) -> list[tuple[int, Parts]]:
-    """Task 2's queries, ``[(ttl_ms, parts), ...]``: the example with an hour's TTL; graded,
-    the fixed stream then the seed's with 1 ms, and the fixed stream again with an hour."""
+def dedup_runs(seed: int | None) -> list[tuple[int, Stream]]:
+    """Task 2's queries, ``[(ttl_ms, stream), ...]``: the example with an hour's TTL; graded,
+    the fixed part beside the seed's with 1 ms, and the fixed part again with an hour."""
     if seed is None:
-        runs = [(HOUR_MS, [(EXAMPLE, EXAMPLE_DEDUP)])]
-    else:
-        rng = random.Random(seed)
-        seeded = [[rng.choice("abcde") for _ in range(rng.randint(1, 5))] for _ in range(3)]
-        runs = [(1, [(FIXED, EDGE_DEDUP), (drawn(seed), seeded)]),
-                (HOUR_MS, [(FIXED, EDGE_DEDUP)])]
-    return [(ttl, [(stream_context(f"ids, TTL {ttl} ms", label, batches), batches)
-                   for label, batches in parts]) for ttl, parts in runs]
+        return [(HOUR_MS, side_by_side(_dedup_part(HOUR_MS, EXAMPLE, EXAMPLE_DEDUP)))]
+    rng = random.Random(seed)
+    seeded = [[rng.choice(SEEDED_IDS) for _ in range(rng.randint(1, 5))] for _ in range(3)]
+    return [(1, side_by_side(_dedup_part(1, FIXED, EDGE_DEDUP),
+                             _dedup_part(1, drawn(seed), seeded))),
+            (HOUR_MS, side_by_side(_dedup_part(HOUR_MS, FIXED, EDGE_DEDUP)))]
+
+
+def _dedup_part(ttl: int, label: str, batches: list) -> tuple:
+    return _one_part(f"ids, TTL {ttl} ms", label, batches, key=lambda row: row)
 
 
 # -- task 3: an initial state, then users ---------------------------------------------------------
@@ -84,23 +150,27 @@ EXAMPLE_COUNTS = [["ann"], ["ann", "bob"], ["bob", "cid"]]
 #: (their sum, not one of them, starts the count), a user who starts only after the restart,
 #: and a user with no starting row.
 EDGE_INITIAL = ([("ann", 3), ("bob", 2), ("bob", 5)], [["bob", "cid"], ["ann", "bob"], ["cid"]])
+#: The seed's users, never the fixed case's.
+SEEDED_COUNT_USERS = ("dan", "eve", "fay", "gus")
 
 
-def count_cases(seed: int | None) -> list[tuple[list, list, str]]:
-    """Task 3's queries, ``[(initial rows, micro-batches, context), ...]``: the example, or
-    the fixed case then the seed's. Each query is restarted after micro-batch 0."""
+def count_cases(seed: int | None) -> tuple[list, Stream]:
+    """Task 3's query, ``(initial rows, stream)``: the example, or the fixed case beside the
+    seed's (their initial rows together). The query is restarted after micro-batch 0."""
     if seed is None:
         cases = [(EXAMPLE_INITIAL, EXAMPLE_COUNTS, EXAMPLE)]
     else:
         cases = [(*EDGE_INITIAL, FIXED), (*_random_counts(random.Random(seed)), drawn(seed))]
-    return [(initial, batches,
-             stream_context(f"initial state {initial}, users", label, batches)
-             + ", restarted after batch 0") for initial, batches, label in cases]
+    parts = [(stream_context(f"initial state {initial}, users", label, batches)
+              + ", restarted after batch 0",
+              batches, keys_of(batches, lambda user: user) | {user for user, _ in initial})
+             for initial, batches, label in cases]
+    return [row for initial, _, _ in cases for row in initial], side_by_side(*parts)
 
 
 def _random_counts(rng: random.Random) -> tuple[list, list]:
     """An initial state (one user with two rows at least) and three micro-batches of users."""
-    users = ("ann", "bob", "cid", "dan")
+    users = SEEDED_COUNT_USERS
     initial = [(user, rng.randint(1, 20)) for user in users if rng.random() < 0.5]
     twice = rng.choice(users)
     initial += [(twice, rng.randint(1, 20)), (twice, rng.randint(1, 20))]
@@ -113,12 +183,13 @@ def _random_counts(rng: random.Random) -> tuple[list, list]:
 EXAMPLE_FIRST = ([["ann", "ann", "bob"], ["ann", "ann", "bob"], ["ann", "cid"]], 3)
 
 
-def first_n_parts(seed: int | None) -> tuple[int, Parts]:
-    """Task 4's ``n`` and stream, rows numbered by ``seq`` across it: the example, or a fixed
-    part then the seed's. The fixed part is ``zed``: ``n + 1`` rows in micro-batch 0 written
-    latest ``seq`` first (the order rows reach ``handleInputRows`` is not theirs), then two
-    more (a limit per micro-batch lets them through); and ``amy``, seen once, in
-    micro-batch 0 beside zed (a counter that is not per user shows)."""
+def first_n_stream(seed: int | None) -> tuple[int, Stream]:
+    """Task 4's ``n`` and stream, each part's rows numbered by ``seq`` across it: the
+    example, or the fixed part beside the seed's (users ann, bob and cid). The fixed part
+    is ``zed``: ``n + 1`` rows in micro-batch 0 written latest ``seq`` first (the order
+    rows reach ``handleInputRows`` is not theirs), then two more (a limit per micro-batch
+    lets them through); and ``amy``, seen once, in micro-batch 0 beside zed (a counter that
+    is not per user shows)."""
     if seed is None:
         users, n = EXAMPLE_FIRST
         parts = [(EXAMPLE, users)]
@@ -128,13 +199,13 @@ def first_n_parts(seed: int | None) -> tuple[int, Parts]:
                  for _ in range(3)]
         n = rng.randint(1, 3)
         parts = [(FIXED, [["zed"] * (n + 1) + ["amy"], ["zed"] * 2]), (drawn(seed), users)]
-    numbered, seq = [], 0
+    numbered = []
     for label, names_per_batch in parts:
-        batches = []
+        batches, seq = [], 0
         for names in names_per_batch:
             batches.append([(name, seq + i) for i, name in enumerate(names)])
             seq += len(names)
         if label == FIXED:
             batches[0].reverse()    # amy, then zed's first rows latest first
-        numbered.append((stream_context(f"(user, seq), n={n}", label, batches), batches))
-    return n, numbered
+        numbered.append(_one_part(f"(user, seq), n={n}", label, batches))
+    return n, side_by_side(*numbered)

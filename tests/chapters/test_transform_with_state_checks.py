@@ -3,6 +3,7 @@
 The course's reference processors pass every check; each misconception below is a
 processor a learner could plausibly write, and the check must refuse it with a lesson.
 """
+import threading
 import time
 
 import pytest
@@ -19,6 +20,7 @@ from autograder.transform_with_state import (
     check_session_tracker,
     check_starting_counts,
     check_ttl_dedup,
+    warm_up_in_background,
 )
 from tests.support.learners import defined
 from tests.support.learners.chapter4 import FIRST_N_TRUSTS_ORDER, TIMER_CLEARS_STATE
@@ -104,8 +106,9 @@ class TtlInSecondsOnASlowMachine(CourseDedup):
 def test_a_ttl_in_seconds_fails_even_when_each_micro_batch_outlasts_it(spark):
     # The graded 1 ms becomes 1 s, about one micro-batch: on a slow machine the ids expire
     # between micro-batches anyway and every row matches; when they expire does not.
-    with pytest.raises(CheckFailed, match=r"(?s)ttlExpirationMs.*expected: \[1\]\s+got:\s+\[1000\]"):
+    with pytest.raises(CheckFailed, match=r"(?s)ttlExpirationMs.*expected: .*\[1\].*got:.*\[1000\]") as failure:
         check_ttl_dedup(TtlInSecondsOnASlowMachine, seed=SEED)
+    assert "a fixed stream" in failure.value.context
 
 
 class KeepsCountsInPython(StatefulProcessor):
@@ -155,3 +158,39 @@ def test_a_limit_that_trusts_the_order_rows_are_handed_in_fails_on_a_fixed_strea
     with pytest.raises(CheckFailed, match="the rows your processor emitted") as failure:
         check_first_n(FirstRowsAsHanded, seed=SEED)
     assert "a fixed stream" in failure.value.context
+
+
+# -- the fixed part and the seed's, side by side --------------------------------------------
+class WrongForTheSeedsUsersOnly(CourseFirstN):
+    """Right for the fixed part's users (zed, amy), one row short for everybody else."""
+
+    def handleInputRows(self, key, rows, timerValues):
+        taken = list(super().handleInputRows(key, rows, timerValues))
+        yield from (taken if key[0] in ("zed", "amy") else taken[1:])
+
+
+def test_a_difference_in_the_seeds_keys_names_the_seeds_part_alone(spark):
+    # both parts run in the same micro-batches; the lesson names the part whose keys differ
+    with pytest.raises(CheckFailed, match="the rows your processor emitted") as failure:
+        check_first_n(WrongForTheSeedsUsersOnly, seed=SEED)
+    assert f"seed {SEED}" in failure.value.context
+    assert "a fixed stream" not in failure.value.context
+
+
+# -- the head start -------------------------------------------------------------------------
+def warm_ups() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "transformWithState warm-up"]
+
+
+def test_a_grading_kernel_starts_no_warm_up(spark, monkeypatch):
+    monkeypatch.setenv("COURSE_SEED", "11")
+    warm_up_in_background()
+    assert warm_ups() == []
+
+
+def test_the_warm_up_runs_in_the_background_and_a_check_waits_for_it(spark, monkeypatch):
+    monkeypatch.delenv("COURSE_SEED", raising=False)
+    warm_up_in_background()
+    (thread,) = warm_ups()
+    check_first_n(CourseFirstN, example=True)
+    assert not thread.is_alive()
