@@ -112,11 +112,11 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
     After every micro-batch the check compares, with the course's processor: the rows
     emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
     """
-    _after_warm_up()
     spark = course_session()
     stream = session_stream(None if example else seed_for(seed))
     quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
               eventTimeExtractor=lambda row: ms(row.ts))
+    _after_warm_up()
     def play(steps) -> None:
         for rows in stream.batches:
             steps.add([(user, T0 + timedelta(seconds=at)) for user, at in rows])
@@ -176,10 +176,10 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
     as 1 s is about a micro-batch. (How many values the clean-up removes depends on how
     the memory is kept, a value or a list of sightings, so it is not compared.)
     """
-    _after_warm_up()
     spark = course_session()
     runs = dedup_runs(None if example else seed_for(seed))
     quick_try(dedup(runs[0][0]), {"a": [Row(id="a")]}, time_mode="ProcessingTime")
+    _after_warm_up()
     for ttl, stream in runs:
         _dedup_run(spark, dedup, ttl, stream)
     passed("your de-duplicator matches Spark's reference with a TTL of "
@@ -259,11 +259,11 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
     applied again, so the counts simply go on. When grading, a fixed case runs beside the
     seed's, their initial rows together.
     """
-    _after_warm_up()
     spark = course_session()
     initial, stream = count_cases(None if example else seed_for(seed))
     quick_try(counter(), {"ann": [Row(user="ann")]},
               initialStateRow=[("ann", Row(user="ann", n=1))])
+    _after_warm_up()
     def play(steps) -> None:
         for number, rows in enumerate(stream.batches):
             steps.add([(user,) for user in rows])
@@ -326,10 +326,10 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     in the first. Where each part ends, the state rows per user, the value each user holds
     and the operator's state-variable metrics are compared.
     """
-    _after_warm_up()
     spark = course_session()
     n, stream = first_n_stream(None if example else seed_for(seed))
     quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]})
+    _after_warm_up()
     def play(steps) -> None:
         for number, rows in enumerate(stream.batches):
             steps.add(rows)
@@ -355,10 +355,13 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
 
 # -- a head start: the session's first transformWithState query, while the learner reads ------
 _warming: list[threading.Thread] = []
+#: The name of the warm-up's thread and of its streaming query.
+WARM_UP = "transformWithState warm-up"
 
 
 class _WarmUp(StatefulProcessor):
-    """Touches what the checks use: a value state, an event-time timer, its firing."""
+    """Touches what the checks use: a value state, an event-time timer, its firing, a row
+    emitted."""
 
     def init(self, handle):
         self.handle = handle
@@ -367,38 +370,44 @@ class _WarmUp(StatefulProcessor):
     def handleInputRows(self, key, rows, timerValues):
         rows = list(rows)
         self.seen.update((len(rows),))
-        self.handle.registerTimer(max(ms(row.ts) for row in rows) + 1)
+        self.handle.registerTimer(max(int(row.ts.timestamp() * 1000) for row in rows) + 1)
         return iter([])
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         self.seen.clear()
-        return iter([])
+        yield Row(user=key[0], events=0, first_ms=0, last_ms=0)
 
 
 def warm_up_in_background() -> None:
     """Run a tiny transformWithState query in a background thread, so that the learner's
     first check does not pay for the session's first one (its Python worker, its state
     store, Spark's code for the operator: about 6 s on two cores). Each check waits for it
-    to end before it starts its own queries. A grading run's kernel (``COURSE_SEED`` set)
-    starts none: it only grades, and nobody reads in it."""
-    if os.environ.get(SEED) or _warming:
+    to end before it starts its own queries. A kernel that only grades starts none: the
+    grading command's (``COURSE_SEED`` set) and nbgrader's own, which sets
+    ``NBGRADER_EXECUTION`` while it autogrades or validates; nobody reads in them."""
+    if os.environ.get(SEED) or os.environ.get("NBGRADER_EXECUTION") or _warming:
         return
-    thread = threading.Thread(target=_warm_up, name="transformWithState warm-up", daemon=True)
+    thread = threading.Thread(target=_warm_up, name=WARM_UP, daemon=True)
     _warming.append(thread)
     thread.start()
 
 
 def _warm_up() -> None:
     try:
-        with StreamRun(course_session(), SESSION_SCHEMA,
-                       lambda events: sessions(events, _WarmUp())) as run:
+        import pyspark.sql.streaming.tws_tester  # noqa: F401 - what quick_try runs first
+
+        with StreamRun(course_session(), SESSION_SCHEMA, lambda events: sessions(events, _WarmUp()),
+                       name=WARM_UP) as run:
             run.add_batch([("warm", T0)])
             run.add_batch([("warm", T0 + timedelta(minutes=1))])
+            stored_keys(run, 0)      # the state-metadata and the state readers, as the checks
             pending_timers(run, 0)
     except Exception:  # noqa: BLE001 - only a head start: every check runs its own queries
         pass
 
 
 def _after_warm_up() -> None:
+    """Wait for the warm-up, if one runs: called after the quick try, so an unfinished task
+    is told at once and only a finished one waits before its queries start."""
     for thread in _warming:
         thread.join()

@@ -88,10 +88,10 @@ EXAMPLE_SESSIONS = [
 EDGE_SESSIONS = [[("ann", 3), ("bob", 1), ("ann", 0)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
 #: The seed's users (never the fixed part's), and when each of its micro-batches may put
 #: their rows, in seconds after T0. The watermark is the query's, 5 s behind its latest
-#: event, so the seed's rows keep it where the fixed part needs it: at 0 after micro-batch
-#: 0 (no micro-batch without data follows it), at most 10 s after micro-batch 1 (no fixed
-#: timer fires before cid's 40 s: bob's is at 11 s), exactly 35 s after micro-batches 2
-#: and 3 (so the seed's rows under 35 s in micro-batch 3 are late, as ann's 2 s is).
+#: event, so the seed's rows keep it where the fixed part needs it: at most 0 s after
+#: micro-batch 0 (ann's 6 s is not late), at most 10 s after micro-batch 1 (no fixed timer
+#: fires before cid's 40 s: bob's is at 11 s), exactly 35 s after micro-batches 2 and 3
+#: (so the seed's rows under 35 s in micro-batch 3 are late, as ann's 2 s is).
 SEEDED_USERS = ("dan", "eve", "fay")
 SEEDED_SECONDS = [(0, 5), (4, 15), (20, 40), (25, 40)]
 

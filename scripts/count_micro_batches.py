@@ -52,7 +52,7 @@ def count(assignment: str, seed: int) -> list[tuple[str, int, int, float]]:
             pass
 
     nb = nbformat.read(solution_notebook(assignment), 4)
-    namespace = run_cells(nb, "solution")
+    namespace = run_cells(nb, "solution", seed)
     tasks = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
              if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
     checks = {task: task_check(nb, task) for task in tasks}

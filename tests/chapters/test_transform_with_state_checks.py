@@ -8,7 +8,7 @@ import time
 
 import pytest
 from pyspark.sql import Row
-from pyspark.sql.streaming import StatefulProcessor
+from pyspark.sql.streaming import StatefulProcessor, StreamingQueryListener
 
 from autograder.feedback import CheckFailed
 from autograder.transform_with_state import (
@@ -16,6 +16,7 @@ from autograder.transform_with_state import (
     CourseFirstN,
     CourseSessionTracker,
     CourseStartingCounts,
+    WARM_UP,
     check_first_n,
     check_session_tracker,
     check_starting_counts,
@@ -179,18 +180,52 @@ def test_a_difference_in_the_seeds_keys_names_the_seeds_part_alone(spark):
 
 # -- the head start -------------------------------------------------------------------------
 def warm_ups() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "transformWithState warm-up"]
+    return [t for t in threading.enumerate() if t.name == WARM_UP]
 
 
-def test_a_grading_kernel_starts_no_warm_up(spark, monkeypatch):
-    monkeypatch.setenv("COURSE_SEED", "11")
+class StateRowsRemoved(StreamingQueryListener):
+    """The state rows each named query's stateful operator removed, from its progress."""
+
+    def __init__(self):
+        self.rows: dict[str, int] = {}
+
+    def onQueryStarted(self, event):
+        pass
+
+    def onQueryProgress(self, event):
+        name = event.progress.name
+        removed = sum(op.numRowsRemoved for op in event.progress.stateOperators)
+        self.rows[name] = self.rows.get(name, 0) + removed
+
+    def onQueryIdle(self, event):
+        pass
+
+    def onQueryTerminated(self, event):
+        pass
+
+
+@pytest.mark.parametrize("variable, value", [("COURSE_SEED", "11"),
+                                             ("NBGRADER_EXECUTION", "autograde")])
+def test_a_grading_kernel_starts_no_warm_up(spark, monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
     warm_up_in_background()
     assert warm_ups() == []
 
 
 def test_the_warm_up_runs_in_the_background_and_a_check_waits_for_it(spark, monkeypatch):
     monkeypatch.delenv("COURSE_SEED", raising=False)
-    warm_up_in_background()
-    (thread,) = warm_ups()
-    check_first_n(CourseFirstN, example=True)
-    assert not thread.is_alive()
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    listener = StateRowsRemoved()
+    spark.streams.addListener(listener)
+    try:
+        warm_up_in_background()
+        (thread,) = warm_ups()
+        check_first_n(CourseFirstN, example=True)
+        assert not thread.is_alive()
+        deadline = time.monotonic() + 10   # progress reaches Python asynchronously
+        while not listener.rows.get(WARM_UP) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        spark.streams.removeListener(listener)
+    # its timer fired and its handler cleared the state: the whole transformWithState path
+    assert listener.rows.get(WARM_UP) == 1

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import copy
 import importlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+from autograder.contract import SEED
 from tests.support.submissions import release_notebook
 
 KINDS = ("correct", "misconception", "partial", "hardcoded")
@@ -117,15 +119,24 @@ def task_check(nb, grade_id: str) -> tuple[str, str]:
     return call.func.id, call.args[0].id
 
 
-def run_cells(nb, who: str) -> dict:
+def run_cells(nb, who: str, seed: int) -> dict:
     """Run a notebook's own code cells (set-up included, grade cells left out) in this
-    process; the names they defined."""
+    process, as a grading kernel runs them (``COURSE_SEED`` set to ``seed`` meanwhile, so
+    chapter 4's set-up starts no warm-up); the names they defined."""
     namespace: dict = {}
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "code" and not meta.get("grade"):
-            exec(compile(cell.source, f"<{who}: {meta.get('grade_id', 'cell')}>", "exec"),
-                 namespace)
+    before = os.environ.get(SEED)
+    os.environ[SEED] = str(seed)
+    try:
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type == "code" and not meta.get("grade"):
+                exec(compile(cell.source, f"<{who}: {meta.get('grade_id', 'cell')}>", "exec"),
+                     namespace)
+    finally:
+        if before is None:
+            os.environ.pop(SEED)
+        else:
+            os.environ[SEED] = before
     return namespace
 
 
@@ -133,7 +144,7 @@ def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> Non
     """Run the learner's cells (set-up included) in this process, then the task's check on
     the graded streams of ``seed``: returns if it passes, raises what the check raises."""
     nb = learner.notebook(assignment)
-    namespace = run_cells(nb, learner.name)
+    namespace = run_cells(nb, learner.name, seed)
     check, answer = task_check(nb, grade_id)
     namespace[check](namespace[answer], seed=seed)
 
