@@ -60,8 +60,8 @@ def side_by_side(*parts: tuple[str, list, Iterable]) -> Stream:
             batches[number].extend(rows)
     owned = [frozenset(keys) for _, _, keys in parts]
     assert sum(map(len, owned)) == len(frozenset().union(*owned)), "parts share a key"
-    return Stream(batches, tuple(Part(context, keys) for (context, _, _), keys in zip(parts, owned)),
-                  frozenset(len(part_batches) - 1 for _, part_batches, _ in parts))
+    named = tuple(Part(context, keys) for (context, _, _), keys in zip(parts, owned))
+    return Stream(batches, named, frozenset(len(part_batches) - 1 for _, part_batches, _ in parts))
 
 
 def keys_of(batches: list, key: Callable = lambda row: row[0]) -> set:

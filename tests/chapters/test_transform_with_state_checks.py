@@ -107,7 +107,8 @@ class TtlInSecondsOnASlowMachine(CourseDedup):
 def test_a_ttl_in_seconds_fails_even_when_each_micro_batch_outlasts_it(spark):
     # The graded 1 ms becomes 1 s, about one micro-batch: on a slow machine the ids expire
     # between micro-batches anyway and every row matches; when they expire does not.
-    with pytest.raises(CheckFailed, match=r"(?s)ttlExpirationMs.*expected: .*\[1\].*got:.*\[1000\]") as failure:
+    seconds = r"(?s)ttlExpirationMs.*expected: .*\[1\].*got:.*\[1000\]"
+    with pytest.raises(CheckFailed, match=seconds) as failure:
         check_ttl_dedup(TtlInSecondsOnASlowMachine, seed=SEED)
     assert "a fixed stream" in failure.value.context
 
