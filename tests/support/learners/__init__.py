@@ -23,6 +23,7 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 
@@ -124,19 +125,12 @@ def run_cells(nb, who: str, seed: int) -> dict:
     process, as a grading kernel runs them (``COURSE_SEED`` set to ``seed`` meanwhile, so
     chapter 4's set-up starts no warm-up); the names they defined."""
     namespace: dict = {}
-    before = os.environ.get(SEED)
-    os.environ[SEED] = str(seed)
-    try:
+    with mock.patch.dict(os.environ, {SEED: str(seed)}):
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if cell.cell_type == "code" and not meta.get("grade"):
                 exec(compile(cell.source, f"<{who}: {meta.get('grade_id', 'cell')}>", "exec"),
                      namespace)
-    finally:
-        if before is None:
-            os.environ.pop(SEED)
-        else:
-            os.environ[SEED] = before
     return namespace
 
 
