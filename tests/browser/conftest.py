@@ -171,6 +171,16 @@ def visit(browser, site):
         context.close()
 
 
+@pytest.fixture(scope="module")
+def visit_in_module(browser, site):
+    """``visit`` for a module's own fixtures: the pages it opens stay open until the module
+    ends (or until the caller closes them sooner)."""
+    contexts: list = []
+    yield functools.partial(_open, browser, site, contexts)
+    for context in contexts:
+        context.close()
+
+
 #: What a page that draws widgets shows once they are drawn: the micro-batch stepper.
 STEPPER = ".micro-batch-stepper"
 WIDGET_OUTPUT = ".cell_output .widget-view, .cell_output script[type*=widget]"

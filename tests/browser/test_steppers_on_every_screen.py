@@ -5,8 +5,15 @@ every micro-batch, and each tab of a tabbed stepper is opened at every one of th
 measured is what the reader sees: the colour of each text against the colour really
 behind it (the first backgrounds up its ancestors that cover it), the place and the ring
 of the slider's handle, the length of the slider's track, and where table cells wrap.
+
+Each screen (a width and a theme) is read once for the whole module: :func:`read_on` opens
+every stepper page at it, walks every stepper through every view and measures all of the
+above at each one, in one call to the browser per view. The tests below then each judge
+one property on what was measured, as the reader would have seen it.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -90,29 +97,85 @@ def each_view(page, stepper):
             yield position, tabs.nth(index).inner_text()
 
 
-def open_steppers(visit, path: str, width: int, scheme: str):
-    page = visit(path, wait_for=DRAWN, width=width, scheme=scheme).page
+@dataclass
+class View:
+    """What one view of a stepper (a micro-batch, a tab) showed."""
+
+    position: int
+    tab: str | None
+    texts: list[dict]    # TEXTS_AND_CONTRAST
+    geometry: dict       # SLIDER_GEOMETRY
+    tables: dict         # TABLES_AS_WRAPPED
+
+
+@dataclass
+class SteppersPage:
+    """One stepper page read at one screen: each stepper's views, in the order a reader
+    walks them, what its handle showed when reached with Tab (phone width only), and how
+    wide the page was once each stepper had been walked to its end."""
+
+    path: str
+    views: list[list[View]] = field(default_factory=list)
+    focused_handles: list[dict] = field(default_factory=list)
+    scroll_widths: list[int] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def read_on(visit_in_module, site):
+    """``read_on(width, scheme)``: every stepper page read at that screen (a list of
+    :class:`SteppersPage`), each page opened and walked once per module and screen."""
+    read: dict = {}
+
+    def pages_at(width: int, scheme: str) -> list[SteppersPage]:
+        if (width, scheme) not in read:
+            read[width, scheme] = [
+                _walk(visit_in_module(path, wait_for=DRAWN, width=width, scheme=scheme).page,
+                      path, width, scheme)
+                for path in stepper_pages(site)]
+        return read[width, scheme]
+
+    return pages_at
+
+
+def _walk(page, path: str, width: int, scheme: str) -> SteppersPage:
     assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    seen = SteppersPage(path)
     steppers = page.locator(STEPPER)
-    return page, [steppers.nth(index) for index in range(steppers.count())]
+    for number in range(steppers.count()):
+        stepper = steppers.nth(number)
+        if width == PHONE:
+            seen.focused_handles.append(_handle_reached_with_tab(page, stepper))
+        seen.views.append([View(position, tab, **stepper.evaluate(ONE_VIEW))
+                           for position, tab in each_view(page, stepper)])
+        seen.scroll_widths.append(page.evaluate("document.documentElement.scrollWidth"))
+    page.context.close()
+    return seen
+
+
+def _handle_reached_with_tab(page, stepper) -> dict:
+    """Tab from the play button, as a keyboard user reaches the slider; the handle as seen
+    then (HANDLE_AS_SEEN)."""
+    stepper.get_by_role("button", name="play", exact=True).focus()
+    for _ in range(5):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.classList.contains('noUi-handle')"):
+            break
+    return stepper.locator(".noUi-handle").evaluate(HANDLE_AS_SEEN)
 
 
 # -- 1. every text of every stepper, in both themes and at both widths --------------------
 @pytest.mark.parametrize("width, scheme", SCREENS)
 def test_every_text_of_every_stepper_reads_against_what_is_really_behind_it(
-        site, visit, width, scheme):
+        read_on, width, scheme):
     faint = {}
-    for path in stepper_pages(site):
-        page, steppers = open_steppers(visit, path, width, scheme)
-        for number, stepper in enumerate(steppers):
-            for position, tab in each_view(page, stepper):
-                texts = stepper.evaluate(TEXTS_AND_CONTRAST)
-                assert texts, f"{path}: stepper {number} shows no text"
-                low = sorted({f"{t['text']!r} {t['ratio']:.2f}:1" for t in texts
+    for page in read_on(width, scheme):
+        for number, views in enumerate(page.views):
+            for view in views:
+                assert view.texts, f"{page.path}: stepper {number} shows no text"
+                low = sorted({f"{t['text']!r} {t['ratio']:.2f}:1" for t in view.texts
                               if t["ratio"] < TEXT_CONTRAST})
                 if low:
-                    faint[f"{path} stepper {number} at {position}, tab {tab}"] = low
-        page.context.close()
+                    faint[f"{page.path} stepper {number} at {view.position}, tab {view.tab}"] = low
     assert faint == {}, f"{width} px, {scheme}: text under {TEXT_CONTRAST}:1 " + "\n".join(
         f"\n{where}: {', '.join(texts[:6])}" for where, texts in faint.items())
 
@@ -132,23 +195,14 @@ HANDLE_AS_SEEN = "handle => {" + COLOURS + """
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_sliders_handle_shows_a_ring_when_it_has_keyboard_focus(site, visit, scheme):
-    for path in stepper_pages(site):
-        page, steppers = open_steppers(visit, path, PHONE, scheme)
-        for number, stepper in enumerate(steppers):
-            # Tab from the play button, as a keyboard user reaches the slider.
-            stepper.get_by_role("button", name="play", exact=True).focus()
-            for _ in range(5):
-                page.keyboard.press("Tab")
-                if page.evaluate("document.activeElement.classList.contains('noUi-handle')"):
-                    break
-            seen = stepper.locator(".noUi-handle").evaluate(HANDLE_AS_SEEN)
-            where = f"{scheme}, {path}, stepper {number}"
+def test_the_sliders_handle_shows_a_ring_when_it_has_keyboard_focus(read_on, scheme):
+    for page in read_on(PHONE, scheme):
+        for number, seen in enumerate(page.focused_handles):
+            where = f"{scheme}, {page.path}, stepper {number}"
             assert seen["focusVisible"], f"{where}: Tab does not reach the slider's handle"
             assert seen["ring"] >= 2, f"{where}: the focused handle has no ring ({seen})"
             assert seen["ringContrast"] >= CONTROL_CONTRAST, f"{where}: faint ring {seen}"
             assert seen["fillContrast"] >= CONTROL_CONTRAST, f"{where}: faint handle {seen}"
-        page.context.close()
 
 
 #: Where the slider's parts are drawn, in CSS px.
@@ -165,37 +219,28 @@ SLIDER_GEOMETRY = """stepper => {
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
 def test_the_handle_stands_clear_of_the_label_at_the_first_step_and_of_the_readout_at_the_last(
-        site, visit, width):
-    for path in stepper_pages(site):
-        page, steppers = open_steppers(visit, path, width, "light")
-        for number, stepper in enumerate(steppers):
-            where = f"{width} px, {path}, stepper {number}"
-            first = stepper.evaluate(SLIDER_GEOMETRY)
+        read_on, width):
+    for page in read_on(width, "light"):
+        for number, views in enumerate(page.views):
+            where = f"{width} px, {page.path}, stepper {number}"
+            first, last = views[0].geometry, views[-1].geometry
             gap = first["handleLeft"] - first["labelRight"]
             assert gap >= 4, f"{where}: the handle is {gap:.0f} px from the 'micro-batch' label"
-            *_, last = each_view(page, stepper)
-            at_end = stepper.evaluate(SLIDER_GEOMETRY)
-            gap = at_end["readoutLeft"] - at_end["handleRight"]
-            assert gap >= 4, f"{where}: at {last[0]} the handle is {gap:.0f} px from the " \
-                             f"readout {at_end['readout']!r}"
-        page.context.close()
+            gap = last["readoutLeft"] - last["handleRight"]
+            assert gap >= 4, f"{where}: at {views[-1].position} the handle is {gap:.0f} px " \
+                             f"from the readout {last['readout']!r}"
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_the_slider_keeps_its_length_and_its_readout_is_never_cut(site, visit, width):
-    for path in stepper_pages(site):
-        page, steppers = open_steppers(visit, path, width, "light")
-        for number, stepper in enumerate(steppers):
-            tracks, cut = set(), []
-            for _position, tab in each_view(page, stepper):
-                seen = stepper.evaluate(SLIDER_GEOMETRY)
-                tracks.add(round(seen["track"]))
-                if seen["readoutCut"]:
-                    cut.append(seen["readout"])
-            where = f"{width} px, {path}, stepper {number}"
+def test_the_slider_keeps_its_length_and_its_readout_is_never_cut(read_on, width):
+    for page in read_on(width, "light"):
+        for number, views in enumerate(page.views):
+            tracks = {round(view.geometry["track"]) for view in views}
+            cut = sorted({view.geometry["readout"] for view in views
+                          if view.geometry["readoutCut"]})
+            where = f"{width} px, {page.path}, stepper {number}"
             assert len(tracks) == 1, f"{where}: the track's length changes: {sorted(tracks)} px"
-            assert cut == [], f"{where}: the readout is cut at {sorted(set(cut))}"
-        page.context.close()
+            assert cut == [], f"{where}: the readout is cut at {cut}"
 
 
 # -- 3. stepper tables on a phone: words whole, the table scrolls, not the page ------------
@@ -234,19 +279,22 @@ TABLES_AS_WRAPPED = """stepper => {
 }"""
 
 
-def test_on_a_phone_stepper_tables_keep_words_whole_and_scroll_inside_their_box(
-        site, visit):
+#: Everything measured at one view, in one call to the browser.
+ONE_VIEW = f"""stepper => ({{texts: ({TEXTS_AND_CONTRAST})(stepper),
+                             geometry: ({SLIDER_GEOMETRY})(stepper),
+                             tables: ({TABLES_AS_WRAPPED})(stepper)}})"""
+
+
+def test_on_a_phone_stepper_tables_keep_words_whole_and_scroll_inside_their_box(read_on):
     found = {}
-    for path in stepper_pages(site):
-        page, steppers = open_steppers(visit, path, PHONE, "light")
-        for number, stepper in enumerate(steppers):
-            for position, tab in each_view(page, stepper):
-                seen = stepper.evaluate(TABLES_AS_WRAPPED)
+    for page in read_on(PHONE, "light"):
+        for number, views in enumerate(page.views):
+            for view in views:
+                seen = view.tables
                 if seen["broken"] or seen["stuck"] or seen["wider"]:
-                    found[f"{path} stepper {number} at {position}, tab {tab}"] = seen
-            wide = page.evaluate("document.documentElement.scrollWidth")
-            assert wide <= PHONE, f"{path}: the page scrolls sideways ({wide} px)"
-        page.context.close()
+                    found[f"{page.path} stepper {number} at {view.position}, tab {view.tab}"] = seen
+        wide = max(page.scroll_widths, default=0)
+        assert wide <= PHONE, f"{page.path}: the page scrolls sideways ({wide} px)"
     assert found == {}, "words broken inside (broken), tables wider than the screen with " \
                         "no scroll bar of their own (stuck), or a view wider than its " \
                         f"stepper (wider): {found}"
