@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pyspark
 
-from ..session import COURSE_CONF, LOCAL_MASTER
+from ..session import COURSE_CONF, LOCAL_MASTER, driver_java_options
 
 #: The pip package of PySpark is a complete Spark distribution (bin/, sbin/, jars/).
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
@@ -149,6 +149,10 @@ class ConnectServer:
     def command(self) -> list[str]:
         conf = {
             **COURSE_CONF,
+            # The server grades a whole class: Java's optimising compiler repays itself over
+            # the hundreds of micro-batches of one chapter's checks, and G1 suits a heap
+            # many sessions share (session.JIT_AND_GC is for a notebook's own JVM).
+            "spark.driver.extraJavaOptions": driver_java_options(long_lived=True),
             "spark.connect.grpc.binding.address": "127.0.0.1",
             "spark.connect.grpc.binding.port": str(self.port),
             # Python code the server runs for a session (foreachBatch, processors).

@@ -3,13 +3,24 @@ import os
 import subprocess
 import sys
 
-from autograder.session import COURSE_CONF
+from autograder.grading.connect_server import ConnectServer
+from autograder.session import COURSE_CONF, JIT_AND_GC
 
 
 def test_the_session_carries_the_course_configuration(spark):
     for key in ("spark.sql.shuffle.partitions", "spark.sql.streaming.stateStore.providerClass",
                 "spark.sql.session.timeZone"):
         assert spark.conf.get(key) == COURSE_CONF[key]
+
+
+def test_a_notebooks_jvm_compiles_quickly_and_the_grading_servers_keeps_javas_own(spark, tmp_path):
+    # What the JVM itself says it was started with, not what the configuration asked for.
+    started_with = list(spark.sparkContext._jvm.java.lang.management.ManagementFactory
+                        .getRuntimeMXBean().getInputArguments())
+    assert set(JIT_AND_GC) <= set(started_with), started_with
+    server = " ".join(ConnectServer(log_dir=tmp_path).command())
+    assert "spark.driver.extraJavaOptions=-Dlog4j2.configurationFile=" in server
+    assert not any(option in server for option in JIT_AND_GC), server
 
 
 def _in_a_fresh_process(program: str, home, **env: str) -> subprocess.CompletedProcess:
