@@ -50,12 +50,14 @@ CLASS_ARCHIVE = Path(os.environ.get("COURSE_CLASS_ARCHIVE")
 #:   chapter 1 32.0 s -> 17.5 s and for chapter 4 53.2 s -> 32.3 s; the pages ran 23 % and
 #:   18 % faster.
 #: * ``-XX:+UseSerialGC``: one thread collects a heap of tiny batches; G1's concurrent
-#:   threads would take a core from Spark's two task threads (another 1-2 s of a page).
+#:   threads would take a core from Spark's two task threads (another 0.5-1 s of a page).
 #:
 #: Neither changes what Spark computes: the same plans, rows, metrics and state files. The
 #: grading server keeps Java's own (``driver_java_options(long_lived=True)``): it lives for a
-#: whole class, many sessions share its heap, and a class of 30 chapter 4 notebooks took it
-#: 702 s with these two options against 610 s without (10 notebooks: 241 s and 249 s).
+#: whole class and many sessions share its heap, which one collecting thread would pause
+#: all at once; and with these two options it graded no faster (a class of 30 chapter 4
+#: notebooks in 702 s, 610 s without them earlier that day; 10 notebooks in 241 s and 249 s
+#: one after the other: docs/benchmarks.md).
 JIT_AND_GC = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
 
 

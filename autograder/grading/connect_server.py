@@ -149,9 +149,9 @@ class ConnectServer:
     def command(self) -> list[str]:
         conf = {
             **COURSE_CONF,
-            # The server grades a whole class: Java's optimising compiler repays itself over
-            # the hundreds of micro-batches of one chapter's checks, and G1 suits a heap
-            # many sessions share (session.JIT_AND_GC is for a notebook's own JVM).
+            # Java's own compiler and collector: the server lives for a whole class and its
+            # sessions share one heap, which a serial collector would pause all at once
+            # (session.JIT_AND_GC, for a notebook's own JVM, says how they were compared).
             "spark.driver.extraJavaOptions": driver_java_options(long_lived=True),
             "spark.connect.grpc.binding.address": "127.0.0.1",
             "spark.connect.grpc.binding.port": str(self.port),
