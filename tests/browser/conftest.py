@@ -161,24 +161,26 @@ def _open(browser, site: Site, contexts: list, path: str, wait_for: str | None =
     return record
 
 
-@pytest.fixture
-def visit(browser, site):
-    """``visit(path, wait_for=None, width=None, scheme=None)`` opens a page of the site,
-    offline, for this test alone, and returns a :class:`Visit`."""
+def _opener(browser, site):
+    """Yield a function that opens pages (:func:`_open`); close them all afterwards."""
     contexts: list = []
     yield functools.partial(_open, browser, site, contexts)
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def visit(browser, site):
+    """``visit(path, wait_for=None, width=None, scheme=None)`` opens a page of the site,
+    offline, for this test alone, and returns a :class:`Visit`."""
+    yield from _opener(browser, site)
 
 
 @pytest.fixture(scope="module")
 def visit_in_module(browser, site):
     """``visit`` for a module's own fixtures: the pages it opens stay open until the module
     ends (or until the caller closes them sooner)."""
-    contexts: list = []
-    yield functools.partial(_open, browser, site, contexts)
-    for context in contexts:
-        context.close()
+    yield from _opener(browser, site)
 
 
 #: What a page that draws widgets shows once they are drawn: the micro-batch stepper.
