@@ -66,7 +66,8 @@ def solve(notebook_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_release_fetch_submit_collect_and_zip_collect_then_grade_and_export(tmp_path, class_records):
+def test_release_fetch_submit_collect_and_zip_collect_then_grade_and_export(tmp_path, class_records,
+                                                                           grading_server):
     exchange = tmp_path / "exchange"
     exchange.mkdir()
     exchange.chmod(0o777)  # every learner writes their submission into it
@@ -111,12 +112,16 @@ def test_release_fetch_submit_collect_and_zip_collect_then_grade_and_export(tmp_
         == [f"{learner}/{ASSIGNMENT}/{NOTEBOOK}" for learner in ("ann", "bob", "cid", "dan")]
 
     # The course's command grades what was collected, then nbgrader exports its gradebook.
+    # It grades on the tests' shared server (``--spark sc://...``), as the shards' test
+    # does: a server of its own would be one more JVM to start and warm up, and the command's
+    # own server is what tests/grading/test_classroom_command.py is about.
     graded = tmp_path / "graded"
     recorded = class_records.of(ASSIGNMENT)  # another test's solution run, if one was kept
     reuse = ["--answers-from", str(recorded.parent)] if recorded else []
     grading = subprocess.run(
         [sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
-         "--submissions", str(submitted), "--course-dir", str(graded), "--no-feedback", *reuse],
+         "--submissions", str(submitted), "--course-dir", str(graded), "--no-feedback",
+         "--spark", grading_server, *reuse],
         cwd=COURSE_ROOT, capture_output=True, text=True, timeout=900)
     assert grading.returncode == 0, grading.stderr
     class_records.keep(ASSIGNMENT, graded)
