@@ -57,7 +57,8 @@ CLASS_ARCHIVE = Path(os.environ.get("COURSE_CLASS_ARCHIVE")
 #: whole class and many sessions share its heap, which one collecting thread would pause
 #: all at once; and with these two options it graded no faster (a class of 30 chapter 4
 #: notebooks in 702 s, 610 s without them earlier that day; 10 notebooks in 241 s and 249 s
-#: one after the other: docs/benchmarks.md).
+#: one after the other; C1 alone, Java's collector kept, 269 s against 252 s later that
+#: night: docs/benchmarks.md).
 JIT_AND_GC = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
 
 
