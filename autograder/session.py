@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -131,6 +132,67 @@ def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+class SharedDriver:
+    """A driver JVM that Python processes use one after the other, each with its own
+    SparkContext: the book's pages, each executed in a fresh kernel (scripts/build_book.py).
+
+    A fresh kernel would start a JVM of its own and run Spark's code cold: loading, then
+    compiling the same classes again for every page. PySpark lets a process use a JVM that
+    another one started (``PYSPARK_GATEWAY_PORT`` and ``PYSPARK_GATEWAY_SECRET``, read by
+    ``pyspark.java_gateway.launch_gateway``): a kernel started with :meth:`env` finds this JVM,
+    and :func:`course_session` creates its SparkContext there, with :data:`COURSE_CONF`, as
+    it would in a JVM of its own. What the kernel shares with the one before it is the JVM
+    alone: its Python, its SparkContext and sessions, settings, views and queries are new.
+
+    A JVM runs one SparkContext at a time: :meth:`release`, after each kernel, stops what it
+    left. The JVM starts in ``cwd`` (where Spark resolves relative paths, the kernels' own
+    folder) with the environment :func:`course_session` gives a JVM it starts, and it ends
+    with this process (its standard input closes) or with :meth:`close`.
+    """
+
+    def __init__(self, cwd: Path):
+        from pyspark import SparkConf
+        from pyspark.java_gateway import launch_gateway
+
+        self.cwd = Path(cwd)
+        _clock_in_utc()
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        conf = SparkConf(loadDefaults=False).setAll(list(COURSE_CONF.items()))
+        log = jvm_log_path()
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "ab") as out:
+            self._gateway = launch_gateway(conf, popen_kwargs={
+                "cwd": str(self.cwd), "stdout": out, "stderr": subprocess.STDOUT})
+
+    def env(self) -> dict[str, str]:
+        """What a process adds to its environment to use this JVM."""
+        parameters = self._gateway.gateway_parameters
+        return {"PYSPARK_GATEWAY_PORT": str(parameters.port),
+                "PYSPARK_GATEWAY_SECRET": parameters.auth_token}
+
+    @property
+    def alive(self) -> bool:
+        return self._gateway.proc.poll() is None
+
+    def release(self) -> None:
+        """Stop the SparkContext the last process left running in the JVM, if any."""
+        # SparkContext.getActive is a method of the Scala object, which has no static
+        # forwarder for it (javap 'org.apache.spark.SparkContext$' in spark-core).
+        jvm = self._gateway.jvm
+        companion = jvm.java.lang.Class.forName("org.apache.spark.SparkContext$")
+        active = companion.getField("MODULE$").get(None).getActive()
+        if active.isDefined():
+            active.get().stop()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._gateway.shutdown()
+        with contextlib.suppress(Exception):
+            self._gateway.proc.kill()
+            self._gateway.proc.wait(10)
 
 
 def _clock_in_utc() -> None:

@@ -83,3 +83,42 @@ def test_a_chapters_further_page_is_executed_like_the_chapter(build_book):
     assert names.index("04_transform_with_state.md") + 1 == names.index(
         "04_transform_with_state_further.md")
     assert "02_aggregation_planning_further.md" in names
+
+
+def spark_page(*lines: str) -> str:
+    """A page of one code cell that runs ``lines`` (a failed assert fails the page)."""
+    return PAGE.split("# A page")[0] + "# A page\n\n```{code-cell} ipython3\n" + \
+        "\n".join(lines) + "\n```\n"
+
+
+@pytest.mark.slow
+def test_pages_that_share_a_jvm_share_nothing_else(build_book, tmp_path):
+    # Scenario: the first page leaves a setting changed, a view, a streaming query still
+    # running and a Python name behind; the next page, run by the same JVM in a new kernel,
+    # finds Spark as course_session() makes it and none of them.
+    from autograder.session import SharedDriver
+
+    (tmp_path / "first.md").write_text(spark_page(
+        "from autograder import course_session",
+        "spark = course_session()",
+        "spark.conf.set('spark.sql.shuffle.partitions', '7')",
+        "spark.range(3).createOrReplaceTempView('left_behind')",
+        "query = spark.readStream.format('rate').load().writeStream.format('noop').start()",
+        "open('jvm.pid', 'w').write(str(spark._jvm.java.lang.ProcessHandle.current().pid()))",
+        "left_behind = 1"))
+    (tmp_path / "next.md").write_text(spark_page(
+        "from autograder import course_session",
+        "spark = course_session()",
+        "assert str(spark._jvm.java.lang.ProcessHandle.current().pid()) == open('jvm.pid').read()",
+        "assert spark.conf.get('spark.sql.shuffle.partitions') == '2'",
+        "assert not spark.catalog.tableExists('left_behind')",
+        "assert spark.streams.active == []",
+        "assert 'left_behind' not in globals() and 'query' not in globals()"))
+    driver = SharedDriver(tmp_path)
+    try:
+        for name in ("first.md", "next.md"):
+            _, executed, _, report = build_book.execute(tmp_path / name, 300, driver)
+            assert report is None, report
+            assert executed is not None
+    finally:
+        driver.close()
