@@ -178,14 +178,18 @@ class SharedDriver:
         return self._gateway.proc.poll() is None
 
     def release(self) -> None:
-        """Stop the SparkContext the last process left running in the JVM, if any."""
+        """Stop the SparkContext the last process left running in the JVM, if any. A JVM
+        that cannot say or do it is closed: the next process must not meet what is left."""
         # SparkContext.getActive is a method of the Scala object, which has no static
         # forwarder for it (javap 'org.apache.spark.SparkContext$' in spark-core).
-        jvm = self._gateway.jvm
-        companion = jvm.java.lang.Class.forName("org.apache.spark.SparkContext$")
-        active = companion.getField("MODULE$").get(None).getActive()
-        if active.isDefined():
-            active.get().stop()
+        try:
+            jvm = self._gateway.jvm
+            companion = jvm.java.lang.Class.forName("org.apache.spark.SparkContext$")
+            active = companion.getField("MODULE$").get(None).getActive()
+            if active.isDefined():
+                active.get().stop()
+        except Exception:  # noqa: BLE001 - py4j's errors, a JVM that died meanwhile
+            self.close()
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -91,16 +91,17 @@ def execute(page: Path, timeout: int, driver=None) -> tuple[str, str | None, flo
     except (CellExecutionError, CellTimeoutError):
         error = traceback.format_exc()
     finally:
-        if driver is not None and driver.alive:
-            driver.release()
+        if driver is not None:
+            driver.release()  # or closed, and the next page gets a new one
     seconds = time.monotonic() - started
     if error is not None:
         return str(page), None, seconds, failure_report(page, notebook, seconds, error)
     return str(page), nbformat.writes(notebook), seconds, None
 
 
-#: This worker process's shared driver JVMs, by the folder their pages run in.
-_drivers: dict[Path, object] = {}
+#: This worker process's shared driver JVMs (``autograder.session.SharedDriver``), by the
+#: folder their pages run in.
+_drivers: dict = {}
 
 
 def execute_in_worker(page: Path, timeout: int) -> tuple[str, str | None, float, str | None]:

@@ -122,3 +122,32 @@ def test_pages_that_share_a_jvm_share_nothing_else(build_book, tmp_path):
             assert executed is not None
     finally:
         driver.close()
+
+
+@pytest.mark.slow
+def test_a_page_after_the_shared_jvm_died_gets_a_new_one(build_book, tmp_path):
+    # Scenario: a worker of the build runs a page; its JVM is then killed (as the machine's
+    # memory might); the worker's next page runs in a new JVM instead of failing.
+    page = tmp_path / "page.md"
+    page.write_text(spark_page(
+        "from autograder import course_session",
+        "spark = course_session()",
+        "print('jvm', spark._jvm.java.lang.ProcessHandle.current().pid())"))
+    build_book._drivers.clear()
+    try:
+        _, first, _, report = build_book.execute_in_worker(page, 300)
+        assert report is None, report
+        (driver,) = build_book._drivers.values()
+        driver._gateway.proc.kill()
+        driver._gateway.proc.wait(30)
+        driver.release()  # what execute does after a page: on a dead JVM, it raises nothing
+        assert not driver.alive
+        _, second, _, report = build_book.execute_in_worker(page, 300)
+        assert report is None, report
+        assert build_book._drivers[tmp_path] is not driver and build_book._drivers[tmp_path].alive
+        jvm = lambda executed: executed.split("jvm ")[1].split("\\n")[0]  # noqa: E731
+        assert jvm(first) != jvm(second)
+    finally:
+        for driver in build_book._drivers.values():
+            driver.close()
+        build_book._drivers.clear()
