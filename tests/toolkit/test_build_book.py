@@ -1,9 +1,12 @@
 """scripts/build_book.py never hides a page's failed first run: it names the page, the cell
 (its number, its line in the page, its first lines) and the end of the error, even when
-Jupyter Book's second run of the page passes. These pages need a Python kernel, not Spark."""
+Jupyter Book's second run of the page passes (these pages need a Python kernel, not Spark).
+And the pages one worker runs share its driver JVM and nothing else: each gets a fresh
+kernel and SparkContext, and a JVM that died is replaced (these two run Spark)."""
 import importlib.util
 from pathlib import Path
 
+import nbformat
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_book.py"
@@ -124,30 +127,37 @@ def test_pages_that_share_a_jvm_share_nothing_else(build_book, tmp_path):
         driver.close()
 
 
+def printed(executed: str) -> str:
+    """What the cells of an executed page (as JSON) printed, in order."""
+    notebook = nbformat.reads(executed, 4)
+    return "".join(output.get("text", "") for cell in notebook.cells
+                   for output in cell.get("outputs", []))
+
+
 @pytest.mark.slow
-def test_a_page_after_the_shared_jvm_died_gets_a_new_one(build_book, tmp_path):
-    # Scenario: a worker of the build runs a page; its JVM is then killed (as the machine's
-    # memory might); the worker's next page runs in a new JVM instead of failing.
-    page = tmp_path / "page.md"
-    page.write_text(spark_page(
+def test_a_page_after_its_workers_jvm_died_gets_a_new_one(build_book, tmp_path):
+    # Scenario: a worker of the build runs a page whose JVM dies before the page ends (here
+    # the page kills it; the machine's memory might); the worker's next page runs in a new
+    # JVM instead of failing on the dead one.
+    (tmp_path / "dies.md").write_text(spark_page(
+        "import os, signal, time",
         "from autograder import course_session",
-        "spark = course_session()",
-        "print('jvm', spark._jvm.java.lang.ProcessHandle.current().pid())"))
-    build_book._drivers.clear()
+        "jvm = course_session()._jvm.java.lang.ProcessHandle.current().pid()",
+        "print('jvm', jvm)",
+        "os.kill(jvm, signal.SIGKILL)",
+        "while os.path.exists(f'/proc/{jvm}/status') and 'zombie' not in open(f'/proc/{jvm}/status').read():",
+        "    time.sleep(0.1)"))
+    (tmp_path / "next.md").write_text(spark_page(
+        "from autograder import course_session",
+        "print('jvm', course_session()._jvm.java.lang.ProcessHandle.current().pid())"))
     try:
-        _, first, _, report = build_book.execute_in_worker(page, 300)
-        assert report is None, report
-        (driver,) = build_book._drivers.values()
-        driver._gateway.proc.kill()
-        driver._gateway.proc.wait(30)
-        driver.release()  # what execute does after a page: on a dead JVM, it raises nothing
-        assert not driver.alive
-        _, second, _, report = build_book.execute_in_worker(page, 300)
-        assert report is None, report
-        assert build_book._drivers[tmp_path] is not driver and build_book._drivers[tmp_path].alive
-        jvm = lambda executed: executed.split("jvm ")[1].split("\\n")[0]  # noqa: E731
-        assert jvm(first) != jvm(second)
+        pids = []
+        for name in ("dies.md", "next.md"):
+            _, executed, _, report = build_book.execute_in_worker(tmp_path / name, 300)
+            assert report is None, report
+            pids.append(printed(executed).split()[1])
+        assert pids[0] != pids[1]
     finally:
-        for driver in build_book._drivers.values():
+        for driver in build_book._drivers.values():  # a pool's worker ends with its JVMs
             driver.close()
         build_book._drivers.clear()
