@@ -120,11 +120,7 @@ def course_session(app_name: str = "inside-spark-state-store") -> SparkSession:
     if remote:
         return SparkSession.builder.remote(remote).appName(app_name).getOrCreate()
 
-    # Set before the JVM starts: Spark picks its own network address from it.
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    # Python workers (transformWithState's processors, chapter 4) run this very interpreter,
-    # not whatever "python3" is first on PATH (which may lack protobuf or even pyspark).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    _environment_for_a_jvm()
     builder = SparkSession.builder.master(LOCAL_MASTER).appName(app_name)
     for key, value in COURSE_CONF.items():
         builder = builder.config(key, value)
@@ -158,8 +154,7 @@ class SharedDriver:
 
         self.cwd = Path(cwd)
         _clock_in_utc()
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        _environment_for_a_jvm()
         conf = SparkConf(loadDefaults=False).setAll(list(COURSE_CONF.items()))
         log = jvm_log_path()
         log.parent.mkdir(parents=True, exist_ok=True)
@@ -197,6 +192,15 @@ class SharedDriver:
         with contextlib.suppress(Exception):
             self._gateway.proc.kill()
             self._gateway.proc.wait(10)
+
+
+def _environment_for_a_jvm() -> None:
+    """What this process's environment must say before it starts Spark's JVM."""
+    # Spark picks its own network address from it.
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (transformWithState's processors, chapter 4) run this very interpreter,
+    # not whatever "python3" is first on PATH (which may lack protobuf or even pyspark).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 
 def _clock_in_utc() -> None:

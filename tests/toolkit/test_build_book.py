@@ -88,10 +88,28 @@ def test_a_chapters_further_page_is_executed_like_the_chapter(build_book):
     assert "02_aggregation_planning_further.md" in names
 
 
+#: The pid of the JVM a page's Spark runs in.
+JVM_PID = "course_session()._jvm.java.lang.ProcessHandle.current().pid()"
+
+
 def spark_page(*lines: str) -> str:
-    """A page of one code cell that runs ``lines`` (a failed assert fails the page)."""
+    """A page of one code cell that starts the course's Spark, then runs ``lines`` (a failed
+    assert fails the page)."""
     return PAGE.split("# A page")[0] + "# A page\n\n```{code-cell} ipython3\n" + \
-        "\n".join(lines) + "\n```\n"
+        "\n".join(["from autograder import course_session", *lines]) + "\n```\n"
+
+
+def run_pages(run, folder, pages: dict[str, tuple[str, ...]]) -> list[str]:
+    """Write each page into ``folder``, then run them in order with ``run(page)``
+    (:func:`execute` or :func:`execute_in_worker`); each must pass. Their executed JSON."""
+    executed = []
+    for name, lines in pages.items():
+        (folder / name).write_text(spark_page(*lines))
+        _, notebook, _, report = run(folder / name)
+        assert report is None, report
+        assert notebook is not None
+        executed.append(notebook)
+    return executed
 
 
 @pytest.mark.slow
@@ -101,28 +119,23 @@ def test_pages_that_share_a_jvm_share_nothing_else(build_book, tmp_path):
     # finds Spark as course_session() makes it and none of them.
     from autograder.session import SharedDriver
 
-    (tmp_path / "first.md").write_text(spark_page(
-        "from autograder import course_session",
-        "spark = course_session()",
-        "spark.conf.set('spark.sql.shuffle.partitions', '7')",
-        "spark.range(3).createOrReplaceTempView('left_behind')",
-        "query = spark.readStream.format('rate').load().writeStream.format('noop').start()",
-        "open('jvm.pid', 'w').write(str(spark._jvm.java.lang.ProcessHandle.current().pid()))",
-        "left_behind = 1"))
-    (tmp_path / "next.md").write_text(spark_page(
-        "from autograder import course_session",
-        "spark = course_session()",
-        "assert str(spark._jvm.java.lang.ProcessHandle.current().pid()) == open('jvm.pid').read()",
-        "assert spark.conf.get('spark.sql.shuffle.partitions') == '2'",
-        "assert not spark.catalog.tableExists('left_behind')",
-        "assert spark.streams.active == []",
-        "assert 'left_behind' not in globals() and 'query' not in globals()"))
     driver = SharedDriver(tmp_path)
     try:
-        for name in ("first.md", "next.md"):
-            _, executed, _, report = build_book.execute(tmp_path / name, 300, driver)
-            assert report is None, report
-            assert executed is not None
+        run_pages(lambda page: build_book.execute(page, 300, driver), tmp_path, {
+            "first.md": (
+                "spark = course_session()",
+                "spark.conf.set('spark.sql.shuffle.partitions', '7')",
+                "spark.range(3).createOrReplaceTempView('left_behind')",
+                "query = spark.readStream.format('rate').load().writeStream.format('noop').start()",
+                f"open('jvm.pid', 'w').write(str({JVM_PID}))",
+                "left_behind = 1"),
+            "next.md": (
+                "spark = course_session()",
+                f"assert str({JVM_PID}) == open('jvm.pid').read()",
+                "assert spark.conf.get('spark.sql.shuffle.partitions') == '2'",
+                "assert not spark.catalog.tableExists('left_behind')",
+                "assert spark.streams.active == []",
+                "assert 'left_behind' not in globals() and 'query' not in globals()")})
     finally:
         driver.close()
 
@@ -139,23 +152,17 @@ def test_a_page_after_its_workers_jvm_died_gets_a_new_one(build_book, tmp_path):
     # Scenario: a worker of the build runs a page whose JVM dies before the page ends (here
     # the page kills it; the machine's memory might); the worker's next page runs in a new
     # JVM instead of failing on the dead one.
-    (tmp_path / "dies.md").write_text(spark_page(
-        "import os, signal, time",
-        "from autograder import course_session",
-        "jvm = course_session()._jvm.java.lang.ProcessHandle.current().pid()",
-        "print('jvm', jvm)",
-        "os.kill(jvm, signal.SIGKILL)",
-        "while os.path.exists(f'/proc/{jvm}/status') and 'zombie' not in open(f'/proc/{jvm}/status').read():",
-        "    time.sleep(0.1)"))
-    (tmp_path / "next.md").write_text(spark_page(
-        "from autograder import course_session",
-        "print('jvm', course_session()._jvm.java.lang.ProcessHandle.current().pid())"))
     try:
-        pids = []
-        for name in ("dies.md", "next.md"):
-            _, executed, _, report = build_book.execute_in_worker(tmp_path / name, 300)
-            assert report is None, report
-            pids.append(printed(executed).split()[1])
+        executed = run_pages(lambda page: build_book.execute_in_worker(page, 300), tmp_path, {
+            "dies.md": (
+                "import os, signal, time",
+                f"jvm = {JVM_PID}",
+                "print('jvm', jvm)",
+                "os.kill(jvm, signal.SIGKILL)",
+                "while os.path.exists(f'/proc/{jvm}/status') and 'zombie' not in open(f'/proc/{jvm}/status').read():",
+                "    time.sleep(0.1)"),
+            "next.md": (f"print('jvm', {JVM_PID})",)})
+        pids = [printed(notebook).split()[1] for notebook in executed]
         assert pids[0] != pids[1]
     finally:
         for driver in build_book._drivers.values():  # a pool's worker ends with its JVMs
