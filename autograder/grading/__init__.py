@@ -10,6 +10,7 @@ and a maintainer finds one concern per module:
 ``reference``          the solution's run: the class's seed, Spark's answers asked once
 ``course``             the nbgrader course folder: config, source, gradebook
 ``processes``          a watched process: time and disk limits, nothing left behind
+``warm_nbgrader``      each notebook's nbgrader, forked from a process that imported it once
 ``guards``             what a cheat cannot do: the scan before, the guarded execution
 ``kernel_guard``       the guard inside a learner's kernel (standard library only)
 ``verdict``            after the run: which tasks a cheat touched, cells out of time

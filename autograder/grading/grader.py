@@ -20,6 +20,7 @@ from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_
                       NotebookGrade)
 from .spark import GradingSpark, session_url
 from .verdict import cells_out_of_time, cheats, without_duplicate_ids
+from .warm_nbgrader import WarmNbgrader
 
 
 class Grader:
@@ -37,6 +38,8 @@ class Grader:
         self.deny = [COURSE_ROOT / "solutions", course.root, *deny]
         self._running: dict[str, subprocess.Popen] = {}
         self._cancelled = threading.Event()
+        #: Where each notebook's nbgrader process is forked from (imports made once a run).
+        self.nbgrader = WarmNbgrader()
         #: What every notebook of an assignment is graded with: the run's seed, its answers.
         self.assignment_env: dict[str, dict[str, str]] = {}
 
@@ -75,6 +78,11 @@ class Grader:
         self._cancelled.set()
         for process in list(self._running.values()):
             kill_tree(process.pid)
+        self.close()
+
+    def close(self) -> None:
+        """End the process nbgrader is forked from (the run is over)."""
+        self.nbgrader.close()
 
     def grade(self, assignment: str, student: str, notebook: Path) -> NotebookGrade:
         """Grade one notebook and write it down in the ledger (what makes a run resumable).
@@ -186,7 +194,7 @@ class Grader:
                     command, cwd=self.course.root, env=env, log=log,
                     watched=[workdir, autograded], limits=self.limits,
                     started=lambda process: self._running.__setitem__(student, process),
-                    fault=server_lost)
+                    fault=server_lost, launch=self.nbgrader.launch)
                 self._running.pop(student, None)
                 if self._cancelled.is_set():
                     raise KeyboardInterrupt

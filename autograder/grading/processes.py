@@ -31,18 +31,24 @@ def run_watched(command: list[str], *, cwd: Path, env: dict[str, str], log: Path
                 watched: list[Path], limits: GradingLimits,
                 started: Callable[[subprocess.Popen], None] = lambda process: None,
                 fault: Callable[[], str | None] = lambda: None,
+                launch: Callable[..., subprocess.Popen] | None = None,
                 ) -> tuple[str, str, int | None]:
     """Run ``command`` with its output in ``log``; return (outcome, detail, exit code).
 
     The outcome is GRADED when the process ended by itself, TIMED_OUT or DISK_FULL when it
     was stopped, GRADER_FAULT when ``fault()``, asked every second, named a fault of the
     grader's own (the Spark it grades against is gone). Whatever it started is killed on
-    the way out, Ctrl-C included.
+    the way out, Ctrl-C included. ``launch(command, cwd=, env=, log=)``, when given, starts
+    the process instead of ``subprocess.Popen`` (nbgrader forked from a warm process:
+    :mod:`.warm_nbgrader`), in a session of its own all the same.
     """
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+    if launch:
+        process = launch(command, cwd=cwd, env=env, log=log)
+    else:
+        with open(log, "wb") as out:
+            process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       start_new_session=True)
     started(process)
     try:
         outcome, detail = _watch(process, watched, limits, fault)

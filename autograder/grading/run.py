@@ -93,6 +93,8 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
         grader.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
+    finally:
+        grader.close()
     pool.shutdown(wait=True)
     return results
 

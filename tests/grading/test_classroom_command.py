@@ -44,10 +44,15 @@ def _descendants(pid: int) -> list[psutil.Process]:
         return []
 
 
+#: What a learner's kernel runs: one under the command means a notebook is being graded
+#: (its nbgrader process is forked, so it keeps the launcher's command line).
+KERNEL = "ipykernel_launcher"
+
+
 def _running(pid: int, word: str) -> list[psutil.Process]:
     """The processes under ``pid`` with ``word`` in their command line, as an argument of its
-    own (``autograde``) or the end of a class name (``SparkConnectServer``); zombies have
-    none. (A part of a path would not do: every Spark process names autograder/'s files.)"""
+    own (``ipykernel_launcher``) or the end of a class name (``SparkConnectServer``); zombies
+    have none. (A part of a path would not do: every Spark process names autograder/'s files.)"""
     found = []
     for process in _descendants(pid):
         try:
@@ -113,7 +118,7 @@ def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp
     first = Run(tmp_path, "first", command("standalone"), preexec_fn=_ignoring_interrupts)
     try:
         first.wait_for(lambda: first.says("ran clean"), "the solution's run")
-        first.wait_for(lambda: _running(first.process.pid, "autograde"), "a notebook in flight")
+        first.wait_for(lambda: _running(first.process.pid, KERNEL), "a notebook in flight")
         assert _running(first.process.pid, "Master") and _running(first.process.pid, "Worker")
         (server,) = _running(first.process.pid, "SparkConnectServer")
         server.kill()
@@ -131,7 +136,7 @@ def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp
 
     second = Run(tmp_path, "second", command("server"))
     try:
-        second.wait_for(lambda: _running(second.process.pid, "autograde"), "a notebook in flight")
+        second.wait_for(lambda: _running(second.process.pid, KERNEL), "a notebook in flight")
         started = second.stop_with(signal.SIGTERM)
     finally:
         kill_tree(second.process.pid)

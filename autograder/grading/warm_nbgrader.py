@@ -1,0 +1,273 @@
+"""nbgrader's ``autograde`` of one notebook, forked from a process that imported nbgrader once.
+
+Each notebook of a class is graded by a process of its own, so that it can be watched and
+killed with its kernel (:mod:`.processes`). Started as ``python -m nbgrader``, every such
+process first spends about 2 s of CPU importing nbgrader (nbconvert, SQLAlchemy, the
+Jupyter server's handlers nbgrader's package imports), the same imports for every notebook.
+Stock nbgrader pays them once for a whole class.
+
+A :class:`WarmNbgrader` starts one *launcher* process that makes those imports once and
+then forks a child for each notebook. The child is what ``python -m nbgrader`` would have
+been: its own session (a process group the grader kills whole), its own folder, environment
+and log, nbgrader's command line. Nothing of the course is imported before the fork, so a
+child reads the course's config and modules as a fresh process does.
+
+The launcher stays single-threaded (a fork copies only the calling thread) and talks over
+two pipes, one JSON line per message: a request (command line, folder, environment, log)
+in; ``{"pid": ...}`` when the child runs and ``{"ended": pid, "code": ...}`` when it ended,
+out. It ends when its input closes or the grading process that started it is gone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+#: What the launcher imports before it forks: what ``nbgrader autograde`` would import.
+PRELOAD = ("nbgrader.apps.nbgraderapp", "nbclient", "jupyter_client")
+
+
+class ForkedProcess:
+    """One notebook's nbgrader process, forked by the launcher: what :mod:`.processes` uses
+    of a ``subprocess.Popen`` (``pid``, ``wait``, ``poll``, ``returncode``)."""
+
+    def __init__(self, pid: int, launcher: "WarmNbgrader"):
+        self.pid = pid
+        self.returncode: int | None = None
+        self._launcher = launcher
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            self.returncode = self._launcher.exit_code(self.pid)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self._launcher.wait_for(self.pid, timeout)
+        if code is None:
+            raise subprocess.TimeoutExpired(f"nbgrader (pid {self.pid})", timeout)
+        self.returncode = code
+        return code
+
+
+#: The exit code given to a child whose end the launcher could not report (it died first).
+ENDED_UNSEEN = -1
+
+
+class WarmNbgrader:
+    """A launcher of nbgrader processes, started on first use and shared by every notebook
+    of a grading run (threads included). If the launcher dies, the next notebook starts a
+    new one; a child it had forked runs on to its end, which is then seen by its pid."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._ended = threading.Condition()
+        self._codes: dict[int, int] = {}
+        self._process: subprocess.Popen | None = None
+        self._reader: threading.Thread | None = None
+        self._started: list[int] = []
+        self._pids = threading.Condition()
+
+    def launch(self, command: list[str], *, cwd: Path, env: dict[str, str], log: Path) -> ForkedProcess:
+        """Fork a child that runs ``command`` (``[python, -m, nbgrader, ...]``) in ``cwd``
+        with ``env``, its output in ``log``."""
+        if command[1:3] != ["-m", "nbgrader"]:
+            raise ValueError(f"only nbgrader is forked from the launcher, not {command}")
+        request = json.dumps({"argv": command[3:], "cwd": str(cwd), "env": env, "log": str(log)})
+        with self._lock:
+            for attempt in range(2):
+                process = self._running_launcher()
+                try:
+                    process.stdin.write(request + "\n")
+                    process.stdin.flush()
+                    pid = self._next_pid(process)
+                    return ForkedProcess(pid, self)
+                except (OSError, ValueError, EOFError):
+                    if attempt:
+                        raise
+                    self.close()  # it died: once more with a new one
+
+    def exit_code(self, pid: int) -> int | None:
+        with self._ended:
+            if pid in self._codes:
+                return self._codes[pid]
+        if self._launcher_alive() or _exists(pid):
+            return None
+        return ENDED_UNSEEN  # the launcher died before it could report this child's end
+
+    def wait_for(self, pid: int, timeout: float | None) -> int | None:
+        with self._ended:
+            self._ended.wait_for(lambda: pid in self._codes or not self._launcher_alive(), timeout)
+            if pid in self._codes:
+                return self._codes[pid]
+        if self._launcher_alive():
+            return None
+        # The launcher is gone: wait for the orphaned child by its pid.
+        import psutil
+        try:
+            psutil.Process(pid).wait(timeout)
+        except psutil.NoSuchProcess:
+            pass
+        except psutil.TimeoutExpired:
+            return None
+        return ENDED_UNSEEN
+
+    def close(self) -> None:
+        """Stop the launcher (its children are the grader's to kill: they run on)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        with self._ended:
+            self._ended.notify_all()
+
+    # The grading side of the pipes.
+
+    def _launcher_alive(self) -> bool:
+        process = self._process
+        return process is not None and process.poll() is None
+
+    def _running_launcher(self) -> subprocess.Popen:
+        if self._launcher_alive():
+            return self._process
+        self.close()
+        process = subprocess.Popen(
+            [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self._process = process
+        with self._pids:
+            self._started = []
+        self._reader = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self._reader.start()
+        return process
+
+    def _next_pid(self, process: subprocess.Popen) -> int:
+        with self._pids:
+            self._pids.wait_for(lambda: self._started or process.poll() is not None, 60)
+            if not self._started:
+                raise EOFError("the nbgrader launcher did not fork")
+            return self._started.pop(0)
+
+    def _read(self, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            message = json.loads(line)
+            if "pid" in message:
+                with self._pids:
+                    self._started.append(message["pid"])
+                    self._pids.notify_all()
+            else:
+                with self._ended:
+                    self._codes[message["ended"]] = message["code"]
+                    self._ended.notify_all()
+        with self._pids:
+            self._pids.notify_all()
+        with self._ended:
+            self._ended.notify_all()
+
+
+def _exists(pid: int) -> bool:
+    import psutil
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+# The launcher's side: python -m autograder.grading.warm_nbgrader
+
+
+def _serve() -> None:
+    import importlib
+    import selectors
+    import signal
+
+    for module in PRELOAD:
+        importlib.import_module(module)
+    requests, replies = sys.stdin, sys.stdout
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the grader stops the run, then closes us
+
+    def reply(message: dict) -> None:
+        replies.write(json.dumps(message) + "\n")
+        replies.flush()
+
+    def reap() -> None:
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            reply({"ended": pid, "code": os.waitstatus_to_exitcode(status)})
+
+    selector = selectors.DefaultSelector()
+    selector.register(requests, selectors.EVENT_READ)
+    grading = os.getppid()
+    while os.getppid() == grading:  # else the grading process has died, whatever the pipe says
+        if selector.select(timeout=0.05):
+            line = requests.readline()
+            if not line:
+                break
+            request = json.loads(line)
+            pid = os.fork()
+            if pid == 0:
+                _child(request)  # never returns
+            reply({"pid": pid})
+        reap()
+
+
+def _child(request: dict) -> None:
+    """Become ``python -m nbgrader <argv>``, then exit with its code."""
+    import signal
+    import tempfile
+
+    code = 1
+    try:
+        os.setsid()
+        for name in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE"):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(log)
+        os.close(devnull)
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", closefd=False, buffering=1)
+        sys.stderr = open(2, "w", closefd=False, buffering=1)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        tempfile.tempdir = None  # read TMPDIR again
+        sys.argv = ["nbgrader", *request["argv"]]
+        sys.path[0] = request["cwd"]  # as `python -m` puts its folder first
+        from nbgrader.apps.nbgraderapp import main
+        try:
+            main()
+            code = 0
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    except BaseException:  # noqa: BLE001 - what a crashed `python -m nbgrader` would print
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+if __name__ == "__main__":
+    _serve()

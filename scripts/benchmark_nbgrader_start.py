@@ -1,0 +1,97 @@
+"""What forking each notebook's nbgrader from a warm launcher saves (issue 34).
+
+    .venv/bin/python scripts/benchmark_nbgrader_start.py [--assignment 01_global_limit]
+        [--count 8] [--rounds 2]
+
+One Connect server, one solution run for the class's seed and answers; then the same class
+(half untouched releases, half solutions) is graded ``--rounds`` times each way, the two
+ways alternating so that the machine's mood falls on both:
+
+* **warm**: as the command grades, each notebook's ``nbgrader autograde`` forked from the
+  launcher that imported nbgrader once (:mod:`autograder.grading.warm_nbgrader`);
+* **cold**: each notebook's ``python -m nbgrader autograde`` started afresh, as before.
+
+For each grading: seconds on the clock, and the machine's busy CPU seconds over it (from
+``/proc/stat``, every process included: nbgrader, kernels, the server). Spark-heavy: run
+it alone.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.grading import autograde  # noqa: E402
+from autograder.grading import grader as grader_module  # noqa: E402
+from autograder.grading.connect_server import ConnectServer  # noqa: E402
+from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
+
+
+class ColdStart:
+    """Stands in for the launcher: ``launch`` None makes the grader start ``python -m
+    nbgrader`` itself (:func:`autograder.grading.processes.run_watched`)."""
+
+    launch = None
+
+    def close(self) -> None:
+        pass
+
+
+def busy_cpu_seconds() -> float:
+    """CPU seconds the whole machine has spent busy since it started."""
+    fields = list(map(int, open("/proc/stat").readline().split()[1:]))
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--assignment", default="01_global_limit")
+    parser.add_argument("--count", type=int, default=8, help="notebooks in the class")
+    parser.add_argument("--rounds", type=int, default=2, help="gradings each way")
+    args = parser.parse_args()
+    assignment = args.assignment
+    print(f"{datetime.now():%Y-%m-%d %H:%M}, {platform.node()}, load "
+          f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; {assignment}, "
+          f"{args.count} notebooks, {args.rounds} rounds each way", flush=True)
+    ways = {"warm": grader_module.WarmNbgrader, "cold": ColdStart}
+    work = Path(tempfile.mkdtemp(prefix="bench-nbgrader-start-"))
+    notebooks = {f"untouched{i}": release_notebook(assignment) for i in range(args.count // 2)}
+    notebooks.update({f"solution{i}": solution_notebook(assignment)
+                      for i in range(args.count - args.count // 2)})
+    with ConnectServer(log_dir=work / "server") as server:
+        autograde(assignment, {"first": solution_notebook(assignment)}, spark=server.url,
+                  workdir=work / "first")
+        recorded = work / "first" / "spark-answers" / assignment
+        totals: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
+        for round_ in range(args.rounds):
+            order = ("cold", "warm") if round_ % 2 == 0 else ("warm", "cold")
+            for way in order:
+                grader_module.WarmNbgrader = ways[way]
+                try:
+                    cpu, start = busy_cpu_seconds(), time.monotonic()
+                    grades = autograde(assignment, notebooks, spark=server.url, jobs=2,
+                                       answers_of=recorded, workdir=work / f"{way}{round_}")
+                    wall, cpu = time.monotonic() - start, busy_cpu_seconds() - cpu
+                finally:
+                    grader_module.WarmNbgrader = ways["warm"]
+                scores = sorted({sum(g.points().values()) for g in grades.values()})
+                totals[way].append((wall, cpu))
+                print(f"round {round_ + 1}, {way}: {wall:.1f} s, {cpu:.1f} s of CPU "
+                      f"(scores seen: {scores})", flush=True)
+    for way, runs in totals.items():
+        walls, cpus = zip(*runs)
+        print(f"{way}: {sum(walls) / len(walls):.1f} s, {sum(cpus) / len(cpus):.1f} s of CPU "
+              f"a class of {args.count} (mean of {len(runs)})")
+
+
+if __name__ == "__main__":
+    main()
