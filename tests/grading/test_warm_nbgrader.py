@@ -76,10 +76,15 @@ def test_only_nbgrader_is_forked(launcher, tmp_path):
 
 
 def test_a_launcher_that_dies_costs_no_notebook(launcher, tmp_path):
-    # A child still running when its launcher dies runs on to its end, which is seen by its pid.
-    slow, _, _ = run(launcher, tmp_path, "--version", name="slow")
+    # A child still running when its launcher dies runs on to its end, which is seen by its
+    # pid, even when nobody reaps it (the child is held still until its launcher is gone).
+    slow, _, log = run(launcher, tmp_path, "--version", name="slow")
+    os.kill(slow.pid, signal.SIGSTOP)
     psutil.Process(launcher._process.pid).kill()
-    assert slow.wait(60) in (0, ENDED_UNSEEN)
+    psutil.Process(launcher._process.pid).wait(10)
+    os.kill(slow.pid, signal.SIGCONT)
+    assert slow.wait(20) == ENDED_UNSEEN
+    assert "nbgrader version" in log.read_text()
     # The next notebook gets a new launcher.
     after, _, log = run(launcher, tmp_path, "--version", name="after")
     assert after.wait(60) == 0
