@@ -32,17 +32,12 @@ PRELOAD = ("nbgrader.apps.nbgraderapp", "nbclient", "jupyter_client")
 
 class ForkedProcess:
     """One notebook's nbgrader process, forked by the launcher: what :mod:`.processes` uses
-    of a ``subprocess.Popen`` (``pid``, ``wait``, ``poll``, ``returncode``)."""
+    of a ``subprocess.Popen`` (``pid``, ``wait``, ``returncode``)."""
 
     def __init__(self, pid: int, launcher: "WarmNbgrader"):
         self.pid = pid
         self.returncode: int | None = None
         self._launcher = launcher
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            self.returncode = self._launcher.exit_code(self.pid)
-        return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         code = self._launcher.wait_for(self.pid, timeout)
@@ -62,13 +57,11 @@ class WarmNbgrader:
     new one; a child it had forked runs on to its end, which is then seen by its pid."""
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._ended = threading.Condition()
+        self._lock = threading.Lock()  # one request at a time
+        self._news = threading.Condition()  # a child forked or ended, or the launcher gone
+        self._started: list[int] = []
         self._codes: dict[int, int] = {}
         self._process: subprocess.Popen | None = None
-        self._reader: threading.Thread | None = None
-        self._started: list[int] = []
-        self._pids = threading.Condition()
 
     def launch(self, command: list[str], *, cwd: Path, env: dict[str, str], log: Path) -> ForkedProcess:
         """Fork a child that runs ``command`` (``[python, -m, nbgrader, ...]``) in ``cwd``
@@ -89,17 +82,9 @@ class WarmNbgrader:
                         raise
                     self.close()  # it died: once more with a new one
 
-    def exit_code(self, pid: int) -> int | None:
-        with self._ended:
-            if pid in self._codes:
-                return self._codes[pid]
-        if self._launcher_alive() or _exists(pid):
-            return None
-        return ENDED_UNSEEN  # the launcher died before it could report this child's end
-
     def wait_for(self, pid: int, timeout: float | None) -> int | None:
-        with self._ended:
-            self._ended.wait_for(lambda: pid in self._codes or not self._launcher_alive(), timeout)
+        with self._news:
+            self._news.wait_for(lambda: pid in self._codes or not self._launcher_alive(), timeout)
             if pid in self._codes:
                 return self._codes[pid]
         if self._launcher_alive():
@@ -128,8 +113,8 @@ class WarmNbgrader:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        with self._ended:
-            self._ended.notify_all()
+        with self._news:
+            self._news.notify_all()
 
     # The grading side of the pipes.
 
@@ -145,15 +130,14 @@ class WarmNbgrader:
             [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True, bufsize=1)
         self._process = process
-        with self._pids:
+        with self._news:
             self._started = []
-        self._reader = threading.Thread(target=self._read, args=(process,), daemon=True)
-        self._reader.start()
+        threading.Thread(target=self._read, args=(process,), daemon=True).start()
         return process
 
     def _next_pid(self, process: subprocess.Popen) -> int:
-        with self._pids:
-            self._pids.wait_for(lambda: self._started or process.poll() is not None, 60)
+        with self._news:
+            self._news.wait_for(lambda: self._started or process.poll() is not None, 60)
             if not self._started:
                 raise EOFError("the nbgrader launcher did not fork")
             return self._started.pop(0)
@@ -161,26 +145,14 @@ class WarmNbgrader:
     def _read(self, process: subprocess.Popen) -> None:
         for line in process.stdout:
             message = json.loads(line)
-            if "pid" in message:
-                with self._pids:
+            with self._news:
+                if "pid" in message:
                     self._started.append(message["pid"])
-                    self._pids.notify_all()
-            else:
-                with self._ended:
+                else:
                     self._codes[message["ended"]] = message["code"]
-                    self._ended.notify_all()
-        with self._pids:
-            self._pids.notify_all()
-        with self._ended:
-            self._ended.notify_all()
-
-
-def _exists(pid: int) -> bool:
-    import psutil
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
+                self._news.notify_all()
+        with self._news:
+            self._news.notify_all()
 
 
 # The launcher's side: python -m autograder.grading.warm_nbgrader
