@@ -26,6 +26,7 @@ from typing import Iterator
 from pyspark.sql import SparkSession
 
 from .contract import JVM_LOG
+from .warm_python import worker_python
 
 #: Log configuration for the JVM: errors only, written to stdout (see the file itself).
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
@@ -199,8 +200,10 @@ def _environment_for_a_jvm() -> None:
     # Spark picks its own network address from it.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # Python workers (transformWithState's processors, chapter 4) run this very interpreter,
-    # not whatever "python3" is first on PATH (which may lack protobuf or even pyspark).
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # not whatever "python3" is first on PATH (which may lack protobuf or even pyspark),
+    # through a script that forks the driver's worker from a warm process (warm_python).
+    if "PYSPARK_PYTHON" not in os.environ:
+        os.environ["PYSPARK_PYTHON"] = worker_python()
 
 
 def _clock_in_utc() -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 import pyspark
 
 from ..session import COURSE_CONF, LOCAL_MASTER, driver_java_options
+from ..warm_python import worker_python
 
 #: The pip package of PySpark is a complete Spark distribution (bin/, sbin/, jars/).
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
@@ -59,7 +60,7 @@ def spark_env(**extra: str) -> dict[str, str]:
     interpreter, where ``autograder`` and ``protobuf`` are importable.
     """
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
-           "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "PYSPARK_PYTHON": worker_python(), "PYSPARK_DRIVER_PYTHON": sys.executable,
            "SPARK_CONNECT_MODE": "0",
            # A Python worker's socket to the JVM times out after 15 s by default
            # (pyspark.util.local_connect_and_auth); a machine busy grading a class needs longer.
@@ -155,8 +156,9 @@ class ConnectServer:
             "spark.driver.extraJavaOptions": driver_java_options(long_lived=True),
             "spark.connect.grpc.binding.address": "127.0.0.1",
             "spark.connect.grpc.binding.port": str(self.port),
-            # Python code the server runs for a session (foreachBatch, processors).
-            "spark.pyspark.python": sys.executable,
+            # Python code the server runs for a session (foreachBatch, processors), through
+            # the script that forks a processor's driver worker from a warm process.
+            "spark.pyspark.python": worker_python(),
             # How long the JVM waits on a Python worker's socket while it authenticates:
             # 15 s by default, too short while a busy machine grades a class. (The wait for
             # a new foreachBatch process to connect at all is a fixed 10 s: autograder.sinks.)

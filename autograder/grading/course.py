@@ -18,6 +18,7 @@ import threading
 import warnings
 from pathlib import Path
 
+from ..warm_python import worker_python
 from .results import CellScore, NotebookGrade
 
 
@@ -194,6 +195,7 @@ def nbgrader_env(env: dict[str, str] | None = None) -> dict[str, str]:
     # nbgrader runs `alembic` (and kernels) from PATH: put this Python's bin first.
     run_env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), run_env.get("PATH", "")])
     run_env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    run_env.setdefault("PYSPARK_PYTHON", sys.executable)
+    if "PYSPARK_PYTHON" not in run_env:
+        run_env["PYSPARK_PYTHON"] = worker_python()
     run_env.pop("SPARK_REMOTE", None)
     return run_env

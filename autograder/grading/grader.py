@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from ..contract import GUARD_DENY, GUARD_LOG, JVM_LOG
+from ..warm_python import scripts_folder
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
 from .processes import GradingLimits, kill_tree, last_error, run_watched
 from .reference import record_answers
@@ -35,7 +36,8 @@ class Grader:
             else GradingSpark(remote)
         self.limits = limits or GradingLimits()
         self.env = nbgrader_env(env)
-        self.deny = [COURSE_ROOT / "solutions", course.root, *deny]
+        # The solutions, the course's folder, and the scripts Spark runs as its Python.
+        self.deny = [COURSE_ROOT / "solutions", course.root, scripts_folder(), *deny]
         self._running: dict[str, subprocess.Popen] = {}
         self._cancelled = threading.Event()
         #: Where each notebook's nbgrader process is forked from (imports made once a run).

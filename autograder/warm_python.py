@@ -1,0 +1,289 @@
+"""The Python that Spark starts for a transformWithState query, forked from a warm process.
+
+Before the first micro-batch of every transformWithState query (and of every restart),
+Spark's driver starts ``python -m pyspark.sql.streaming.transform_with_state_driver_worker``:
+a fresh process that runs the processor's ``init()`` to learn its state variables, then
+ends. Most of its second or so is spent importing PySpark (measured in
+docs/benchmarks.md), the same imports every time; a check of chapter 4 starts up to twice
+as many queries as it has cases, and a learner waits for each.
+
+So the interpreter Spark is told to run (``PYSPARK_PYTHON``, :func:`worker_python`) is a
+small script. For anything but that driver worker it simply becomes this Python
+(``exec``); the pool of workers that runs a processor's rows is Spark's own ``pyspark.daemon``,
+already forked from one warm process. For the driver worker, it asks a *warm process*, one
+per JVM, that has imported the worker's modules once, to fork a child that runs the worker
+with the script's own standard streams, environment and folder. The script waits for the
+child and ends with its exit code, so Spark sees the process it started behave exactly as
+before; if Spark kills the script, the warm process kills the child.
+
+The first driver worker of a JVM starts the warm process and runs as a plain Python
+meanwhile. The warm process ends when its JVM does (it watches the JVM's pid), and it is
+in the JVM's process group, so whatever stops Spark's processes stops it too. Anything
+unexpected (no warm process, another system than Linux, a refused request) falls back to
+a plain Python: never slower than before, never a query that does not start.
+
+This module is run as the script's code *before* anything else is imported, without the
+course on ``sys.path``: its top level imports the standard library only.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import tempfile
+from pathlib import Path
+
+#: The one module started through the warm process.
+DRIVER_WORKER = "pyspark.sql.streaming.transform_with_state_driver_worker"
+#: A request (JSON) is sent with the script's stdin, stdout and stderr.
+_STREAMS = 3
+_SIZE = struct.Struct("!I")
+_EXIT = struct.Struct("!i")
+
+
+def _read_exactly(conn: socket.socket, size: int, start: bytes = b"") -> bytes | None:
+    data = start
+    while len(data) < size:
+        chunk = conn.recv(size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def worker_python() -> str:
+    """The executable to give Spark as its Python (``PYSPARK_PYTHON``,
+    ``spark.pyspark.python``): a script, written once per user and interpreter, that runs
+    this module's :func:`client` with ``sys.executable``."""
+    if sys.platform != "linux":
+        return sys.executable
+    here = Path(__file__).resolve()
+    body = (f"#!{sys.executable} -S\n"
+            "# Spark's Python workers for the course (autograder/warm_python.py).\n"
+            "import importlib.util as u\n"
+            f"s = u.spec_from_file_location('_warm_python', {str(here)!r})\n"
+            "m = u.module_from_spec(s); s.loader.exec_module(m)\n"
+            f"m.client({sys.executable!r})\n")
+    name = hashlib.sha256(body.encode()).hexdigest()[:16]
+    folder = scripts_folder()
+    script = folder / f"python-{name}"
+    if not script.is_file():
+        folder.mkdir(mode=0o700, exist_ok=True)
+        partial = folder / f".{script.name}.{os.getpid()}"
+        partial.write_text(body)
+        partial.chmod(0o755)
+        os.replace(partial, script)
+    return str(script)
+
+
+def scripts_folder() -> Path:
+    """Where :func:`worker_python` writes its scripts (a grading run closes it to learners'
+    notebooks: a script removed would leave Spark without a Python)."""
+    return Path(tempfile.gettempdir()) / f"inside-spark-python-{os.getuid()}"
+
+
+def _address(jvm: int, python: str) -> bytes:
+    """The warm process's socket: in Linux's abstract namespace (no file to clean up),
+    one per user, JVM and interpreter."""
+    tag = hashlib.sha256(python.encode()).hexdigest()[:12]
+    return f"\0inside-spark-state-store/warm-python/{os.getuid()}/{jvm}/{tag}".encode()
+
+
+# -- the script Spark starts -------------------------------------------------------------
+
+def client(python: str) -> None:
+    """Run as Spark's Python: the driver worker through the warm process, all else as
+    ``python`` itself. Never returns."""
+    argv = sys.argv[1:]
+    if argv == ["-m", DRIVER_WORKER]:
+        code = _through_warm_process(python, argv)
+        if code is not None:
+            os._exit(code)
+    os.execv(python, [python, *argv])
+
+
+def _through_warm_process(python: str, argv: list[str]) -> int | None:
+    """The child's exit code, or None if no warm process took the request (then this
+    script runs the worker itself, after starting one for the next time)."""
+    jvm = os.getppid()
+    try:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.connect(_address(jvm, python))
+        except OSError:
+            conn.close()
+            _start_warm_process(python, jvm)
+            return None
+        request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+        socket.send_fds(conn, [_SIZE.pack(len(request)) + request], list(range(_STREAMS)))
+        reply = _read_exactly(conn, _EXIT.size)
+    except OSError:
+        return None
+    if reply is None:
+        return None   # refused before it forked: run the worker here
+    code = _EXIT.unpack(reply)[0]
+    if code < 0:   # the child was killed by a signal: so is this script, as Spark expects
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    return code
+
+
+def _start_warm_process(python: str, jvm: int) -> None:
+    """Start the JVM's warm process, detached from this script's streams (Spark reads
+    them until they close), in the JVM's process group."""
+    import subprocess
+    with open(os.devnull, "r+b") as null:
+        subprocess.Popen([python, __file__, "serve", str(jvm)], stdin=null,
+                         stdout=null, stderr=null, close_fds=True, cwd="/")
+
+
+# -- the warm process: python warm_python.py serve <jvm pid> ------------------------------
+
+def _serve(jvm: int) -> None:
+    import importlib
+    import selectors
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the JVM's to stop, not a Ctrl-C's
+    python = sys.executable
+    try:
+        watch = os.pidfd_open(jvm)
+    except (OSError, AttributeError):
+        return
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(_address(jvm, python))
+    except OSError:
+        return   # another warm process serves this JVM already
+    listener.listen(16)
+    importlib.import_module(DRIVER_WORKER)   # what every child would import
+
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, "listener")
+    selector.register(watch, selectors.EVENT_READ, "jvm")
+    children: dict[int, socket.socket] = {}   # pid -> the script waiting for it
+    running = True
+    while running:
+        for key, _ in selector.select(timeout=0.2):
+            if key.data == "jvm":
+                running = False
+            elif key.data == "listener":
+                conn, _ = listener.accept()
+                pid = _fork_child(conn, listener, watch, children)
+                if pid:
+                    children[pid] = conn
+                    selector.register(conn, selectors.EVENT_READ, pid)
+                else:
+                    conn.close()
+            else:   # the script is gone (killed by Spark): so goes its child
+                with _quiet():
+                    os.kill(key.data, signal.SIGKILL)
+                selector.unregister(key.fileobj)
+        _reap(children, selector)
+    for pid in list(children):   # the JVM is gone: nobody waits for them
+        with _quiet():
+            os.kill(pid, signal.SIGKILL)
+        with _quiet():
+            os.waitpid(pid, 0)
+
+
+def _fork_child(conn: socket.socket, listener, watch: int, children: dict) -> int | None:
+    """Read one request and fork its child; return the child's pid (None if refused)."""
+    uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                              struct.calcsize("3i")))[1]
+    if uid != os.getuid():
+        return None
+    first, fds, _, _ = socket.recv_fds(conn, 1 << 16, _STREAMS)
+    try:
+        head = _read_exactly(conn, _SIZE.size, first[:_SIZE.size])
+        if len(fds) != _STREAMS or head is None:
+            return None
+        message = _read_exactly(conn, _SIZE.unpack(head)[0], first[_SIZE.size:])
+        if message is None:
+            return None
+        request = json.loads(message)
+        pid = os.fork()
+        if pid == 0:
+            listener.close()
+            os.close(watch)
+            for other in children.values():
+                other.close()
+            conn.close()
+            _become_worker(request, fds)   # never returns
+        return pid
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _become_worker(request: dict, fds: list[int]) -> None:
+    """In the forked child: take the script's streams, environment and folder, run the
+    driver worker as ``python -m`` would, and exit with its code."""
+    import runpy
+    import time
+
+    code = 1
+    try:
+        for name in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE"):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        sys.stdin = open(0, closefd=False)
+        sys.stdout = open(1, "w", closefd=False, buffering=1)
+        sys.stderr = open(2, "w", closefd=False, buffering=1)
+        os.environ.clear()
+        os.environ.update(request["env"])
+        time.tzset()
+        os.chdir(request["cwd"])
+        sys.path.insert(0, request["cwd"])   # as `python -m` does
+        sys.argv = [request["argv"][1], *request["argv"][2:]]
+        try:
+            runpy.run_module(request["argv"][1], run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as done:
+            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    except BaseException:  # noqa: BLE001 - what a crashed `python -m` prints
+        import traceback
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _reap(children: dict, selector) -> None:
+    while children:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = children.pop(pid, None)
+        if conn is not None:
+            with _quiet():
+                selector.unregister(conn)
+            with _quiet():
+                conn.sendall(_EXIT.pack(os.waitstatus_to_exitcode(status)))
+            conn.close()
+
+
+class _quiet:
+    """``contextlib.suppress(Exception)`` without importing contextlib."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, *_):
+        return kind is not None and issubclass(kind, Exception)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["serve"]:
+    sys.path.pop(0)   # this file's folder (the course's package): nothing to import from it
+    _serve(int(sys.argv[2]))

@@ -1,0 +1,124 @@
+"""What forking transformWithState's driver workers from a warm process saves (issue 34).
+
+    .venv/bin/python scripts/benchmark_warm_python.py [--rounds 2] [--count 4] [--reading 20]
+
+Chapter 4 is measured both ways, the two ways alternating so that the machine's mood falls
+on both:
+
+* **warm**: as the course runs now, Spark's Python is the script of
+  :mod:`autograder.warm_python`, which forks each driver worker from a warm process;
+* **cold**: Spark's Python is this interpreter itself, as before: every driver worker is a
+  fresh ``python -m pyspark.sql.streaming.transform_with_state_driver_worker``.
+
+Two measurements:
+
+* **a learner**: the solved release in a fresh kernel with its own local Spark, ``--reading``
+  seconds after the set-up cell, each self-check then run twice
+  (``scripts/benchmark_self_check.py``'s run);
+* **a class**: ``--count`` notebooks (half solutions, half untouched releases) graded two
+  at a time on a Connect server started for each way, on the Spark answers of one
+  solution run; seconds on the clock and the machine's busy CPU seconds (``/proc/stat``).
+
+Spark-heavy: run it alone.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from benchmark_nbgrader_start import busy_cpu_seconds  # noqa: E402
+from benchmark_self_check import timed_run, with_checks_again, with_reading  # noqa: E402
+
+from autograder.grading import autograde  # noqa: E402
+from autograder.grading import connect_server  # noqa: E402
+from autograder.grading.connect_server import ConnectServer  # noqa: E402
+from autograder.warm_python import worker_python  # noqa: E402
+from tests.support.submissions import release_notebook, solution_notebook, solved_release  # noqa: E402
+
+ASSIGNMENT = "04_transform_with_state"
+#: Spark's Python each way.
+WAYS = {"warm": worker_python, "cold": lambda: sys.executable}
+
+
+def learner(way: str, reading: float) -> dict[str, float]:
+    """Seconds of each self-check (and of the set-up cell) in a fresh kernel."""
+    os.environ["PYSPARK_PYTHON"] = WAYS[way]()  # the kernel's local Spark reads it
+    try:
+        path = release_notebook(ASSIGNMENT)
+        notebook = with_reading(with_checks_again(solved_release(ASSIGNMENT)), reading)
+        return {grade_id: seconds for grade_id, (seconds, _) in timed_run(notebook, path).items()}
+    finally:
+        os.environ.pop("PYSPARK_PYTHON", None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2, help="runs each way")
+    parser.add_argument("--count", type=int, default=4, help="notebooks in the class")
+    parser.add_argument("--reading", type=float, default=20.0, metavar="S")
+    args = parser.parse_args()
+    print(f"{datetime.now():%Y-%m-%d %H:%M}, {platform.node()}, load "
+          f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; {ASSIGNMENT}, "
+          f"{args.rounds} rounds each way", flush=True)
+    orders = [("cold", "warm") if r % 2 == 0 else ("warm", "cold") for r in range(args.rounds)]
+
+    print("\n## A learner: the solved release in a fresh kernel", flush=True)
+    checks: dict[str, list[dict[str, float]]] = {way: [] for way in WAYS}
+    for round_, order in enumerate(orders):
+        for way in order:
+            times = learner(way, args.reading)
+            checks[way].append(times)
+            print(f"round {round_ + 1}, {way}: " + ", ".join(
+                f"{name} {seconds:.2f}" for name, seconds in times.items()), flush=True)
+    names = list(checks["warm"][0])
+    print("\n| cell | cold s (mean) | warm s (mean) |\n|---|---:|---:|")
+    for name in names:
+        mean = {way: sum(run[name] for run in runs) / len(runs) for way, runs in checks.items()}
+        print(f"| {name} | {mean['cold']:.2f} | {mean['warm']:.2f} |")
+
+    print(f"\n## A class of {args.count}, graded two at a time on a Connect server", flush=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-warm-python-"))
+    notebooks = {f"solution{i}": solution_notebook(ASSIGNMENT) for i in range(args.count // 2)}
+    notebooks.update({f"untouched{i}": release_notebook(ASSIGNMENT)
+                      for i in range(args.count - args.count // 2)})
+    recorded = None
+    totals: dict[str, list[tuple[float, float]]] = {way: [] for way in WAYS}
+    for round_, order in enumerate(orders):
+        for way in order:
+            connect_server.worker_python = WAYS[way]  # the server's Python, when it starts
+            try:
+                with ConnectServer(log_dir=work / f"server-{way}{round_}") as server:
+                    if recorded is None:
+                        autograde(ASSIGNMENT, {"first": solution_notebook(ASSIGNMENT)},
+                                  spark=server.url, workdir=work / "first")
+                        recorded = work / "first" / "spark-answers" / ASSIGNMENT
+                    cpu, start = busy_cpu_seconds(), time.monotonic()
+                    grades = autograde(ASSIGNMENT, notebooks, spark=server.url, jobs=2,
+                                       answers_of=recorded, workdir=work / f"{way}{round_}")
+                    wall, cpu = time.monotonic() - start, busy_cpu_seconds() - cpu
+            finally:
+                connect_server.worker_python = worker_python
+            scores = sorted({sum(g.points().values()) for g in grades.values()})
+            totals[way].append((wall, cpu))
+            print(f"round {round_ + 1}, {way}: {wall:.1f} s, {cpu:.1f} s of CPU "
+                  f"(scores seen: {scores})", flush=True)
+    for way, runs in totals.items():
+        walls, cpus = zip(*runs)
+        print(f"{way}: {sum(walls) / len(walls):.1f} s, {sum(cpus) / len(cpus):.1f} s of CPU "
+              f"a class of {args.count} (mean of {len(runs)})")
+
+
+if __name__ == "__main__":
+    main()

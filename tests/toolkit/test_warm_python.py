@@ -1,0 +1,144 @@
+"""The Python Spark starts for the course (autograder/warm_python.py).
+
+Spark is told to run a script. For every Python process but a transformWithState query's
+driver worker, the script becomes this Python. The driver worker is forked from one warm
+process per JVM, which ends when its JVM ends; a worker whose script Spark kills is killed
+with it. The queries' answers do not change.
+"""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+from pyspark.sql import Row
+from pyspark.sql.streaming import StatefulProcessor
+
+from autograder.driver import StreamRun
+from autograder.warm_python import DRIVER_WORKER, worker_python
+
+
+def warm_processes_of(jvm: int) -> list[psutil.Process]:
+    return [p for p in psutil.process_iter(["cmdline"])
+            if (p.info["cmdline"] or [])[-3:-1] == [str(_module_file()), "serve"]
+            and p.info["cmdline"][-1] == str(jvm)]
+
+
+def _module_file():
+    import autograder.warm_python as module
+    return module.__file__
+
+
+def gone_within(process: psutil.Process, seconds: float) -> bool:
+    try:
+        process.wait(seconds)
+        return True
+    except psutil.TimeoutExpired:
+        return False
+
+
+# -- everything but the driver worker: this very Python ---------------------------------
+
+def test_any_other_python_spark_starts_is_this_python_with_its_arguments_and_exit_code(tmp_path):
+    script = worker_python()
+    ran = subprocess.run([script, "-c", "import sys; print(sys.executable); sys.exit(3)"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert (ran.returncode, ran.stdout.strip()) == (3, sys.executable)
+    assert not warm_processes_of(os.getpid())  # nothing warm is started for it
+
+
+# -- the driver worker: forked from the JVM's warm process --------------------------------
+
+def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
+    """This test plays the JVM: it starts the script as Spark would, with a port to connect
+    back to that accepts and never answers, so the worker waits there for ever."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    env = {**os.environ, "PYTHON_WORKER_FACTORY_PORT": str(listener.getsockname()[1]),
+           "PYTHON_WORKER_FACTORY_SECRET": "secret", "SPARK_AUTH_SOCKET_TIMEOUT": "600"}
+    command = [worker_python(), "-m", DRIVER_WORKER]
+    first = subprocess.Popen(command, env=env, cwd=tmp_path)  # starts the warm process
+    try:
+        deadline = time.monotonic() + 60
+        while not warm_processes_of(os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        [warm] = warm_processes_of(os.getpid())
+        time.sleep(3)  # its imports done: the next worker is forked
+        second = subprocess.Popen(command, env=env, cwd=tmp_path)
+        deadline = time.monotonic() + 30
+        while not warm.children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [child] = warm.children()
+        assert child.cwd() == str(tmp_path)
+
+        second.send_signal(signal.SIGTERM)  # what Spark does to a worker it is done with
+        second.wait(10)
+        assert gone_within(child, 10), "the forked worker outlived the process Spark killed"
+    finally:
+        first.kill()
+        first.wait()
+        listener.close()
+        for warm in warm_processes_of(os.getpid()):
+            warm.kill()
+
+
+def test_the_warm_process_ends_when_its_jvm_ends(tmp_path):
+    jvm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        warm = subprocess.Popen([sys.executable, _module_file(), "serve", str(jvm.pid)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(2)
+        assert warm.poll() is None
+        jvm.kill()
+        jvm.wait()
+        warm.wait(10)
+    finally:
+        jvm.kill()
+
+
+class CountsWhereItRuns(StatefulProcessor):
+    """Counts rows per key, and leaves a file named after the pid and parent pid of every
+    Python process that runs its ``init()``."""
+
+    def __init__(self, folder):
+        self.folder = folder
+
+    def init(self, handle):
+        import os
+        open(os.path.join(self.folder, f"{os.getpid()}-{os.getppid()}"), "w").close()
+        self.count = handle.getValueState("count", "n INT")
+
+    def handleInputRows(self, key, rows, timerValues):
+        total = (self.count.get() or (0,))[0] + sum(1 for _ in rows)
+        self.count.update((total,))
+        yield Row(k=key[0], n=total)
+
+
+@pytest.mark.slow
+def test_a_jvms_driver_workers_are_forked_from_one_warm_process_and_answer_as_before(spark, tmp_path):
+    jvm = spark.sparkContext._gateway.proc.pid
+    seen = tmp_path / "inits"
+    seen.mkdir()
+
+    def counted(rows):
+        return rows.groupBy("k").transformWithState(CountsWhereItRuns(str(seen)), "k STRING, n INT",
+                                                    "Update", "None")
+
+    for start in range(3):  # three queries: the first may start the warm process
+        with StreamRun(spark, "k STRING", counted, output_mode="update",
+                       root=tmp_path / f"run{start}") as run:
+            first = run.add_batch([("a",), ("a",), ("b",)])
+            second = run.add_batch([("a",)])
+        assert sorted(tuple(r) for b in first for r in b.output) == [("a", 2), ("b", 1)]
+        assert [tuple(r) for b in second for r in b.output] == [("a", 3)]
+
+    warm = [p for p in psutil.process_iter(["cmdline"])
+            if (p.info["cmdline"] or [])[-3:-1] == [_module_file(), "serve"]
+            and p.info["cmdline"][-1] == str(jvm)]
+    assert len(warm) == 1, f"one warm process for the session's JVM, not {warm}"
+    parents = [int(name.split("-")[1]) for name in os.listdir(seen)]
+    assert parents.count(warm[0].pid) >= 2, \
+        f"the later queries' driver workers were not forked from the warm process: {parents}"
