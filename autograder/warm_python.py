@@ -39,9 +39,11 @@ from pathlib import Path
 
 #: The one module started through the warm process.
 DRIVER_WORKER = "pyspark.sql.streaming.transform_with_state_driver_worker"
-#: A request (JSON) is sent with the script's stdin, stdout and stderr.
+#: A request (its size, then JSON) is sent with the script's stdin, stdout and stderr; the
+#: warm process answers ``_FORKED`` once the child runs, then the child's exit code.
 _STREAMS = 3
 _SIZE = struct.Struct("!I")
+_FORKED = b"F"
 _EXIT = struct.Struct("!i")
 
 
@@ -120,11 +122,16 @@ def _through_warm_process(python: str, argv: list[str]) -> int | None:
             return None
         request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
         socket.send_fds(conn, [_SIZE.pack(len(request)) + request], list(range(_STREAMS)))
-        reply = _read_exactly(conn, _EXIT.size)
+        if _read_exactly(conn, len(_FORKED)) != _FORKED:
+            return None   # refused before it forked: run the worker here
     except OSError:
         return None
+    try:
+        reply = _read_exactly(conn, _EXIT.size)
+    except OSError:
+        reply = None
     if reply is None:
-        return None   # refused before it forked: run the worker here
+        return 1   # the warm process died with the worker running: it failed
     code = _EXIT.unpack(reply)[0]
     if code < 0:   # the child was killed by a signal: so is this script, as Spark expects
         signal.signal(-code, signal.SIG_DFL)
@@ -137,18 +144,17 @@ def _start_warm_process(python: str, jvm: int) -> None:
     them until they close), in the JVM's process group."""
     import subprocess
     with open(os.devnull, "r+b") as null:
-        subprocess.Popen([python, __file__, "serve", str(jvm)], stdin=null,
+        subprocess.Popen([python, __file__, "serve", str(jvm), python], stdin=null,
                          stdout=null, stderr=null, close_fds=True, cwd="/")
 
 
 # -- the warm process: python warm_python.py serve <jvm pid> ------------------------------
 
-def _serve(jvm: int) -> None:
+def _serve(jvm: int, python: str) -> None:
     import importlib
     import selectors
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the JVM's to stop, not a Ctrl-C's
-    python = sys.executable
     try:
         watch = os.pidfd_open(jvm)
     except (OSError, AttributeError):
@@ -172,10 +178,15 @@ def _serve(jvm: int) -> None:
                 running = False
             elif key.data == "listener":
                 conn, _ = listener.accept()
-                pid = _fork_child(conn, listener, watch, children)
+                try:
+                    pid = _fork_child(conn, listener, watch, children)
+                except Exception:  # noqa: BLE001 - a bad request costs its script a plain Python
+                    pid = None
                 if pid:
                     children[pid] = conn
                     selector.register(conn, selectors.EVENT_READ, pid)
+                    with _quiet():
+                        conn.sendall(_FORKED)
                 else:
                     conn.close()
             else:   # the script is gone (killed by Spark): so goes its child
@@ -286,4 +297,4 @@ class _quiet:
 
 if __name__ == "__main__" and sys.argv[1:2] == ["serve"]:
     sys.path.pop(0)   # this file's folder (the course's package): nothing to import from it
-    _serve(int(sys.argv[2]))
+    _serve(int(sys.argv[2]), sys.argv[3])

@@ -204,6 +204,12 @@ CASES: dict[str, Case] = {
         "for path in glob.glob('../../../*.db'):\n"
         "    db.connect(path).execute('update grade set auto_score = 99')\n")},
         solved=("predict_state",)), ZERO, flagged=True),
+    # Spark's Python is a script in a folder of the grading run (autograder.warm_python):
+    # without it, the notebooks graded after this one would have no Python for a processor
+    "removes_spark_python": Case(notebook({"predict_emitted": (
+        "import os\n"
+        "os.remove(os.environ['PYSPARK_PYTHON'])\n")}, solved=("predict_state",)),
+        ZERO, flagged=True),
     "borrows_answers": Case(notebook({"predict_emitted": (
         "from autograder.global_limit import limit_run\n"
         "def predict_emitted(sizes, limit):\n"

@@ -22,9 +22,9 @@ from autograder.warm_python import DRIVER_WORKER, worker_python
 
 
 def warm_processes_of(jvm: int) -> list[psutil.Process]:
+    """The warm processes serving ``jvm`` (``python warm_python.py serve <jvm> <python>``)."""
     return [p for p in psutil.process_iter(["cmdline"])
-            if (p.info["cmdline"] or [])[-3:-1] == [str(_module_file()), "serve"]
-            and p.info["cmdline"][-1] == str(jvm)]
+            if (p.info["cmdline"] or [])[1:4] == [_module_file(), "serve", str(jvm)]]
 
 
 def _module_file():
@@ -86,10 +86,10 @@ def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
 
 def test_the_warm_process_ends_when_its_jvm_ends(tmp_path):
     jvm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    warm = subprocess.Popen(
+        [sys.executable, _module_file(), "serve", str(jvm.pid), sys.executable],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        warm = subprocess.Popen([sys.executable, _module_file(), "serve", str(jvm.pid)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
         time.sleep(2)
         assert warm.poll() is None
         jvm.kill()
@@ -97,6 +97,7 @@ def test_the_warm_process_ends_when_its_jvm_ends(tmp_path):
         warm.wait(10)
     finally:
         jvm.kill()
+        warm.kill()
 
 
 class CountsWhereItRuns(StatefulProcessor):
@@ -135,9 +136,7 @@ def test_a_jvms_driver_workers_are_forked_from_one_warm_process_and_answer_as_be
         assert sorted(tuple(r) for b in first for r in b.output) == [("a", 2), ("b", 1)]
         assert [tuple(r) for b in second for r in b.output] == [("a", 3)]
 
-    warm = [p for p in psutil.process_iter(["cmdline"])
-            if (p.info["cmdline"] or [])[-3:-1] == [_module_file(), "serve"]
-            and p.info["cmdline"][-1] == str(jvm)]
+    warm = warm_processes_of(jvm)
     assert len(warm) == 1, f"one warm process for the session's JVM, not {warm}"
     parents = [int(name.split("-")[1]) for name in os.listdir(seen)]
     assert parents.count(warm[0].pid) >= 2, \
