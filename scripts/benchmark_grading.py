@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import COURSE_ROOT  # noqa: E402
+from autograder.warm_python import worker_python  # noqa: E402
 from tests.support.learners import CHAPTERS, learners  # noqa: E402
 from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
 
@@ -74,7 +75,9 @@ def make_class(assignment: str, folder: Path, count: int) -> dict[str, Path]:
 
 
 def env() -> dict[str, str]:
-    run_env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
+    # Spark's Python as the course's session sets it (autograder.warm_python), for stock
+    # nbgrader's kernels as for the command's: what is compared is how nbgrader is run.
+    run_env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": worker_python()}
     run_env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{run_env['PATH']}"
     run_env.pop("SPARK_REMOTE", None)
     run_env.pop("AUTOGRADER_SPARK_REMOTE", None)

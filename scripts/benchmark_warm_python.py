@@ -68,17 +68,26 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="runs each way")
     parser.add_argument("--count", type=int, default=4, help="notebooks in the class")
     parser.add_argument("--reading", type=float, default=20.0, metavar="S")
+    parser.add_argument("--only", nargs="+", choices=("learner", "class"),
+                        default=["learner", "class"])
     args = parser.parse_args()
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {platform.node()}, load "
           f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; {ASSIGNMENT}, "
           f"{args.rounds} rounds each way", flush=True)
     orders = [("cold", "warm") if r % 2 == 0 else ("warm", "cold") for r in range(args.rounds)]
 
+    if "learner" in args.only:
+        measure_a_learner(orders, args.reading)
+    if "class" in args.only:
+        measure_a_class(orders, args.count)
+
+
+def measure_a_learner(orders: list[tuple[str, str]], reading: float) -> None:
     print("\n## A learner: the solved release in a fresh kernel", flush=True)
     checks: dict[str, list[dict[str, float]]] = {way: [] for way in WAYS}
     for round_, order in enumerate(orders):
         for way in order:
-            times = learner(way, args.reading)
+            times = learner(way, reading)
             checks[way].append(times)
             print(f"round {round_ + 1}, {way}: " + ", ".join(
                 f"{name} {seconds:.2f}" for name, seconds in times.items()), flush=True)
@@ -88,22 +97,25 @@ def main() -> None:
         mean = {way: sum(run[name] for run in runs) / len(runs) for way, runs in checks.items()}
         print(f"| {name} | {mean['cold']:.2f} | {mean['warm']:.2f} |")
 
-    print(f"\n## A class of {args.count}, graded two at a time on a Connect server", flush=True)
+
+def measure_a_class(orders: list[tuple[str, str]], count: int) -> None:
+    print(f"\n## A class of {count}, graded two at a time on a Connect server", flush=True)
     work = Path(tempfile.mkdtemp(prefix="bench-warm-python-"))
-    notebooks = {f"solution{i}": solution_notebook(ASSIGNMENT) for i in range(args.count // 2)}
+    notebooks = {f"solution{i}": solution_notebook(ASSIGNMENT) for i in range(count // 2)}
     notebooks.update({f"untouched{i}": release_notebook(ASSIGNMENT)
-                      for i in range(args.count - args.count // 2)})
-    recorded = None
+                      for i in range(count - count // 2)})
+    # The class's answers, from a server of their own: every timed grading below starts on
+    # a fresh server, none on one the solution's run has already warmed.
+    with ConnectServer(log_dir=work / "server-first") as server:
+        autograde(ASSIGNMENT, {"first": solution_notebook(ASSIGNMENT)}, spark=server.url,
+                  workdir=work / "first")
+    recorded = work / "first" / "spark-answers" / ASSIGNMENT
     totals: dict[str, list[tuple[float, float]]] = {way: [] for way in WAYS}
     for round_, order in enumerate(orders):
         for way in order:
             connect_server.worker_python = WAYS[way]  # the server's Python, when it starts
             try:
                 with ConnectServer(log_dir=work / f"server-{way}{round_}") as server:
-                    if recorded is None:
-                        autograde(ASSIGNMENT, {"first": solution_notebook(ASSIGNMENT)},
-                                  spark=server.url, workdir=work / "first")
-                        recorded = work / "first" / "spark-answers" / ASSIGNMENT
                     cpu, start = busy_cpu_seconds(), time.monotonic()
                     grades = autograde(ASSIGNMENT, notebooks, spark=server.url, jobs=2,
                                        answers_of=recorded, workdir=work / f"{way}{round_}")
@@ -117,7 +129,7 @@ def main() -> None:
     for way, runs in totals.items():
         walls, cpus = zip(*runs)
         print(f"{way}: {sum(walls) / len(walls):.1f} s, {sum(cpus) / len(cpus):.1f} s of CPU "
-              f"a class of {args.count} (mean of {len(runs)})")
+              f"a class of {count} (mean of {len(runs)})")
 
 
 if __name__ == "__main__":
