@@ -72,9 +72,11 @@ def worker_python() -> str:
             f"m.client({sys.executable!r})\n")
     name = hashlib.sha256(body.encode()).hexdigest()[:16]
     folder = scripts_folder()
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if not _only_mine(folder):
+        return sys.executable   # a folder someone else made or can write to: not used
     script = folder / f"python-{name}"
     if not script.is_file():
-        folder.mkdir(mode=0o700, exist_ok=True)
         partial = folder / f".{script.name}.{os.getpid()}"
         partial.write_text(body)
         partial.chmod(0o755)
@@ -86,6 +88,20 @@ def scripts_folder() -> Path:
     """Where :func:`worker_python` writes its scripts (a grading run closes it to learners'
     notebooks: a script removed would leave Spark without a Python)."""
     return Path(tempfile.gettempdir()) / f"inside-spark-python-{os.getuid()}"
+
+
+def _only_mine(folder: Path) -> bool:
+    """Whether ``folder`` is a real folder of this user's that nobody else can write to."""
+    import stat
+    found = os.lstat(folder)
+    return (stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid()
+            and not found.st_mode & 0o022)
+
+
+def _peer_uid(conn: socket.socket) -> int:
+    """The user of the process at the other end of a Unix socket."""
+    return struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                               struct.calcsize("3i")))[1]
 
 
 def _address(jvm: int, python: str) -> bytes:
@@ -120,6 +136,9 @@ def _through_warm_process(python: str, argv: list[str]) -> int | None:
             conn.close()
             _start_warm_process(python, jvm)
             return None
+        if _peer_uid(conn) != os.getuid():
+            conn.close()
+            return None   # not ours: it gets neither the environment nor the streams
         request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
         socket.send_fds(conn, [_SIZE.pack(len(request)) + request], list(range(_STREAMS)))
         if _read_exactly(conn, len(_FORKED)) != _FORKED:
@@ -203,9 +222,7 @@ def _serve(jvm: int, python: str) -> None:
 
 def _fork_child(conn: socket.socket, listener, watch: int, children: dict) -> int | None:
     """Read one request and fork its child; return the child's pid (None if refused)."""
-    uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
-                                              struct.calcsize("3i")))[1]
-    if uid != os.getuid():
+    if _peer_uid(conn) != os.getuid():
         return None
     first, fds, _, _ = socket.recv_fds(conn, 1 << 16, _STREAMS)
     try:

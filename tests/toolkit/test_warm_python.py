@@ -10,7 +10,9 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import psutil
 import pytest
@@ -18,7 +20,7 @@ from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
 
 from autograder.driver import StreamRun
-from autograder.warm_python import DRIVER_WORKER, worker_python
+from autograder.warm_python import DRIVER_WORKER, scripts_folder, worker_python
 
 
 def warm_processes_of(jvm: int) -> list[psutil.Process]:
@@ -48,6 +50,16 @@ def test_any_other_python_spark_starts_is_this_python_with_its_arguments_and_exi
                          capture_output=True, text=True, cwd=tmp_path)
     assert (ran.returncode, ran.stdout.strip()) == (3, sys.executable)
     assert not warm_processes_of(os.getpid())  # nothing warm is started for it
+
+
+def test_a_scripts_folder_others_could_write_to_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = scripts_folder()
+    folder.mkdir()
+    folder.chmod(0o777)  # anybody could put a "python" there
+    assert worker_python() == sys.executable
+    folder.chmod(0o700)
+    assert Path(worker_python()).parent == folder
 
 
 # -- the driver worker: forked from the JVM's warm process --------------------------------
