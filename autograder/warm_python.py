@@ -240,37 +240,46 @@ def _fork_child(conn: socket.socket, listener, watch: int, children: dict) -> in
             for other in children.values():
                 other.close()
             conn.close()
-            _become_worker(request, fds)   # never returns
+            become_module(request["argv"][1], request["argv"][2:], streams=fds,
+                          env=request["env"], cwd=request["cwd"])   # never returns
         return pid
     finally:
-        for fd in fds:
+        for fd in fds:   # the child's now, or nobody's
             os.close(fd)
 
 
-def _become_worker(request: dict, fds: list[int]) -> None:
-    """In the forked child: take the script's streams, environment and folder, run the
-    driver worker as ``python -m`` would, and exit with its code."""
+def become_module(module: str, args: list[str], *, streams: list[int], env: dict[str, str],
+                  cwd: str, new_session: bool = False) -> None:
+    """In a process just forked from a warm one: do what ``python -m module args...`` would
+    do, with ``streams`` as its stdin, stdout and stderr, ``env`` as its whole environment
+    and ``cwd`` as its folder (and, with ``new_session``, a session of its own); then exit
+    with its code. Never returns. (Also the nbgrader launcher's: grading/warm_nbgrader.py.)"""
     import runpy
+    import tempfile as temporary
     import time
 
     code = 1
     try:
+        if new_session:
+            os.setsid()
         for name in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE"):
             signal.signal(getattr(signal, name), signal.SIG_DFL)
-        for target, fd in enumerate(fds):
+        for target, fd in enumerate(streams):
             os.dup2(fd, target)
+        for fd in set(streams) - {0, 1, 2}:
             os.close(fd)
         sys.stdin = open(0, closefd=False)
         sys.stdout = open(1, "w", closefd=False, buffering=1)
         sys.stderr = open(2, "w", closefd=False, buffering=1)
         os.environ.clear()
-        os.environ.update(request["env"])
-        time.tzset()
-        os.chdir(request["cwd"])
-        sys.path.insert(0, request["cwd"])   # as `python -m` does
-        sys.argv = [request["argv"][1], *request["argv"][2:]]
+        os.environ.update(env)
+        time.tzset()                 # TZ as the new environment says
+        temporary.tempdir = None     # TMPDIR too
+        os.chdir(cwd)
+        sys.path[0] = cwd            # as `python -m` puts its folder first
+        sys.argv = [module, *args]
         try:
-            runpy.run_module(request["argv"][1], run_name="__main__", alter_sys=True)
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as done:
             code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
@@ -285,20 +294,26 @@ def _become_worker(request: dict, fds: list[int]) -> None:
             os._exit(code)
 
 
-def _reap(children: dict, selector) -> None:
-    while children:
+def ended_children():
+    """``(pid, exit code)`` of each child of this process that has ended, without waiting."""
+    while True:
         try:
             pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
             return
+        yield pid, os.waitstatus_to_exitcode(status)
+
+
+def _reap(children: dict, selector) -> None:
+    for pid, code in ended_children():
         conn = children.pop(pid, None)
         if conn is not None:
             with _quiet():
                 selector.unregister(conn)
             with _quiet():
-                conn.sendall(_EXIT.pack(os.waitstatus_to_exitcode(status)))
+                conn.sendall(_EXIT.pack(code))
             conn.close()
 
 
@@ -313,5 +328,5 @@ class _quiet:
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["serve"]:
-    sys.path.pop(0)   # this file's folder (the course's package): nothing to import from it
+    sys.path[0] = os.getcwd()   # not this file's folder (the course's package)
     _serve(int(sys.argv[2]), sys.argv[3])

@@ -9,8 +9,12 @@ Stock nbgrader pays them once for a whole class.
 A :class:`WarmNbgrader` starts one *launcher* process that makes those imports once and
 then forks a child for each notebook. The child is what ``python -m nbgrader`` would have
 been: its own session (a process group the grader kills whole), its own folder, environment
-and log, nbgrader's command line. Nothing of the course is imported before the fork, so a
-child reads the course's config and modules as a fresh process does.
+and log, nbgrader's command line (:func:`autograder.warm_python.become_module`, which also
+forks Spark's driver workers). The launcher runs as ``python -m
+autograder.grading.warm_nbgrader``, so the course's toolkit (``autograder/__init__.py``:
+the micro-batch driver, the session factory, PySpark's client) is imported before the fork
+too: a child uses the toolkit as it was when the run started. Kernels are fresh processes,
+and import it anew.
 
 The launcher stays single-threaded (a fork copies only the calling thread) and talks over
 two pipes, one JSON line per message: a request (command line, folder, environment, log)
@@ -25,6 +29,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+
+from ..warm_python import become_module, ended_children
 
 #: What the launcher imports before it forks: what ``nbgrader autograde`` would import.
 PRELOAD = ("nbgrader.apps.nbgraderapp", "nbclient", "jupyter_client")
@@ -173,14 +179,8 @@ def _serve() -> None:
         replies.flush()
 
     def reap() -> None:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            reply({"ended": pid, "code": os.waitstatus_to_exitcode(status)})
+        for pid, code in ended_children():
+            reply({"ended": pid, "code": code})
 
     selector = selectors.DefaultSelector()
     selector.register(0, selectors.EVENT_READ)
@@ -201,46 +201,12 @@ def _serve() -> None:
 
 
 def _child(request: dict) -> None:
-    """Become ``python -m nbgrader <argv>``, then exit with its code."""
-    import signal
-    import tempfile
-
-    code = 1
-    try:
-        os.setsid()
-        for name in ("SIGINT", "SIGTERM", "SIGCHLD", "SIGPIPE"):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.close(log)
-        os.close(devnull)
-        sys.stdin = open(0, closefd=False)
-        sys.stdout = open(1, "w", closefd=False, buffering=1)
-        sys.stderr = open(2, "w", closefd=False, buffering=1)
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        tempfile.tempdir = None  # read TMPDIR again
-        sys.argv = ["nbgrader", *request["argv"]]
-        sys.path[0] = request["cwd"]  # as `python -m` puts its folder first
-        from nbgrader.apps.nbgraderapp import main
-        try:
-            main()
-            code = 0
-        except SystemExit as done:
-            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
-    except BaseException:  # noqa: BLE001 - what a crashed `python -m nbgrader` would print
-        import traceback
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
+    """Become ``python -m nbgrader <argv>`` in a session of its own, its output in its log;
+    then exit with its code."""
+    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    become_module("nbgrader", request["argv"], streams=[devnull, log, log],
+                  env=request["env"], cwd=request["cwd"], new_session=True)
 
 
 if __name__ == "__main__":
