@@ -73,8 +73,12 @@ def worker_python() -> str:
     name = hashlib.sha256(body.encode()).hexdigest()[:16]
     folder = scripts_folder()
     folder.mkdir(mode=0o700, exist_ok=True)
-    if not _only_mine(folder):
-        return sys.executable   # a folder someone else made or can write to: not used
+    if not _only_mine(folder) or os.statvfs(folder).f_flag & os.ST_NOEXEC \
+            or len(body.splitlines()[0]) > 127:
+        # A folder someone else made or can write to, or on a disk mounted without the
+        # right to run files, or an interpreter path too long for Linux's "#!" line:
+        # Spark gets this interpreter itself, as before.
+        return sys.executable
     script = folder / f"python-{name}"
     if not script.is_file():
         partial = folder / f".{script.name}.{os.getpid()}"

@@ -62,6 +62,15 @@ def test_a_scripts_folder_others_could_write_to_is_not_used(tmp_path, monkeypatc
     assert Path(worker_python()).parent == folder
 
 
+def test_a_scripts_folder_where_files_cannot_be_run_is_not_used(tmp_path, monkeypatch):
+    """As on a machine whose temporary folder is mounted ``noexec``."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    real = os.statvfs
+    monkeypatch.setattr(os, "statvfs", lambda path: type("Mounted", (), {
+        "f_flag": real(path).f_flag | os.ST_NOEXEC})())
+    assert worker_python() == sys.executable
+
+
 # -- the driver worker: forked from the JVM's warm process --------------------------------
 
 def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
