@@ -45,6 +45,10 @@ _STREAMS = 3
 _SIZE = struct.Struct("!I")
 _FORKED = b"F"
 _EXIT = struct.Struct("!i")
+#: Seconds either side waits for the other before giving up on the warm path. Spark gives
+#: a new worker 10 s to connect back (PythonWorkerFactory), so a script that has waited
+#: this long for its fork still has time to run the worker itself.
+_PATIENCE = 4.0
 
 
 def _read_exactly(conn: socket.socket, size: int, start: bytes = b"") -> bytes | None:
@@ -108,7 +112,7 @@ def _peer_uid(conn: socket.socket) -> int:
                                                struct.calcsize("3i")))[1]
 
 
-def _address(jvm: int, python: str) -> bytes:
+def warm_address(jvm: int, python: str) -> bytes:
     """The warm process's socket: in Linux's abstract namespace (no file to clean up),
     one per user, JVM and interpreter."""
     tag = hashlib.sha256(python.encode()).hexdigest()[:12]
@@ -135,7 +139,7 @@ def _through_warm_process(python: str, argv: list[str]) -> int | None:
     try:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            conn.connect(_address(jvm, python))
+            conn.connect(warm_address(jvm, python))
         except OSError:
             conn.close()
             _start_warm_process(python, jvm)
@@ -144,12 +148,14 @@ def _through_warm_process(python: str, argv: list[str]) -> int | None:
             conn.close()
             return None   # not ours: it gets neither the environment nor the streams
         request = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
+        conn.settimeout(_PATIENCE)
         socket.send_fds(conn, [_SIZE.pack(len(request)) + request], list(range(_STREAMS)))
         if _read_exactly(conn, len(_FORKED)) != _FORKED:
-            return None   # refused before it forked: run the worker here
+            return None   # refused, or too slow to fork: run the worker here
     except OSError:
-        return None
+        return None   # (a fork after this sees the script's side closed, and is killed)
     try:
+        conn.settimeout(None)   # the worker runs as long as Spark needs it
         reply = _read_exactly(conn, _EXIT.size)
     except OSError:
         reply = None
@@ -184,7 +190,7 @@ def _serve(jvm: int, python: str) -> None:
         return
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        listener.bind(_address(jvm, python))
+        listener.bind(warm_address(jvm, python))
     except OSError:
         return   # another warm process serves this JVM already
     listener.listen(16)
@@ -228,6 +234,7 @@ def _fork_child(conn: socket.socket, listener, watch: int, children: dict) -> in
     """Read one request and fork its child; return the child's pid (None if refused)."""
     if _peer_uid(conn) != os.getuid():
         return None
+    conn.settimeout(_PATIENCE)   # a script that never sends must not hold the others up
     first, fds, _, _ = socket.recv_fds(conn, 1 << 16, _STREAMS)
     try:
         head = _read_exactly(conn, _SIZE.size, first[:_SIZE.size])
@@ -237,6 +244,7 @@ def _fork_child(conn: socket.socket, listener, watch: int, children: dict) -> in
         if message is None:
             return None
         request = json.loads(message)
+        conn.settimeout(None)
         pid = os.fork()
         if pid == 0:
             listener.close()

@@ -20,7 +20,7 @@ from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
 
 from autograder.driver import StreamRun
-from autograder.warm_python import DRIVER_WORKER, scripts_folder, worker_python
+from autograder.warm_python import DRIVER_WORKER, scripts_folder, warm_address, worker_python
 
 
 def warm_processes_of(jvm: int) -> list[psutil.Process]:
@@ -103,6 +103,40 @@ def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
         listener.close()
         for warm in warm_processes_of(os.getpid()):
             warm.kill()
+
+
+def test_a_script_that_never_sends_its_request_holds_nobody_up(tmp_path):
+    """Another process of the user connects to the warm process and sends nothing: the
+    next driver worker is forked all the same, a few seconds later at most."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    env = {**os.environ, "PYTHON_WORKER_FACTORY_PORT": str(listener.getsockname()[1]),
+           "PYTHON_WORKER_FACTORY_SECRET": "secret", "SPARK_AUTH_SOCKET_TIMEOUT": "600"}
+    warm = subprocess.Popen(
+        [sys.executable, _module_file(), "serve", str(os.getpid()), sys.executable],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                silent.connect(warm_address(os.getpid(), sys.executable))
+                break
+            except OSError:
+                time.sleep(0.1)
+        worker = subprocess.Popen([worker_python(), "-m", DRIVER_WORKER], env=env, cwd=tmp_path)
+        deadline = time.monotonic() + 30
+        while not psutil.Process(warm.pid).children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert psutil.Process(warm.pid).children(), "the silent script held the warm process"
+    finally:
+        if worker:
+            worker.kill()
+            worker.wait()
+        silent.close()
+        warm.kill()
+        warm.wait()
+        listener.close()
 
 
 def test_the_warm_process_ends_when_its_jvm_ends(tmp_path):
