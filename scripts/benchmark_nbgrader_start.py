@@ -25,6 +25,7 @@ import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -52,6 +53,27 @@ def busy_cpu_seconds() -> float:
     return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def grade_in_turns(rounds: int, count: int, grade: Callable[[str, int], dict]) -> None:
+    """Grade a class ``rounds`` times the "cold" way and the "warm" way, alternating
+    (cold first in odd rounds, warm first in even ones); print each grading's seconds and
+    the machine's busy CPU seconds, then the means. ``grade(way, round)`` grades once and
+    returns the grades. (Also scripts/benchmark_warm_python.py's.)"""
+    totals: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": []}
+    for round_ in range(rounds):
+        for way in ("cold", "warm") if round_ % 2 == 0 else ("warm", "cold"):
+            cpu, start = busy_cpu_seconds(), time.monotonic()
+            grades = grade(way, round_)
+            wall, cpu = time.monotonic() - start, busy_cpu_seconds() - cpu
+            scores = sorted({sum(g.points().values()) for g in grades.values()})
+            totals[way].append((wall, cpu))
+            print(f"round {round_ + 1}, {way}: {wall:.1f} s, {cpu:.1f} s of CPU "
+                  f"(scores seen: {scores})", flush=True)
+    for way, runs in totals.items():
+        walls, cpus = zip(*runs)
+        print(f"{way}: {sum(walls) / len(walls):.1f} s, {sum(cpus) / len(cpus):.1f} s of CPU "
+              f"a class of {count} (mean of {len(runs)})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assignment", default="01_global_limit")
@@ -71,27 +93,16 @@ def main() -> None:
         autograde(assignment, {"first": solution_notebook(assignment)}, spark=server.url,
                   workdir=work / "first")
         recorded = work / "first" / "spark-answers" / assignment
-        totals: dict[str, list[tuple[float, float]]] = {way: [] for way in ways}
-        for round_ in range(args.rounds):
-            order = ("cold", "warm") if round_ % 2 == 0 else ("warm", "cold")
-            for way in order:
-                grader_module.WarmNbgrader = ways[way]
-                try:
-                    cpu, start = busy_cpu_seconds(), time.monotonic()
-                    grades = autograde(assignment, notebooks, spark=server.url, jobs=2,
-                                       answers_of=recorded, workdir=work / f"{way}{round_}")
-                    wall, cpu = time.monotonic() - start, busy_cpu_seconds() - cpu
-                finally:
-                    grader_module.WarmNbgrader = ways["warm"]
-                scores = sorted({sum(g.points().values()) for g in grades.values()})
-                totals[way].append((wall, cpu))
-                print(f"round {round_ + 1}, {way}: {wall:.1f} s, {cpu:.1f} s of CPU "
-                      f"(scores seen: {scores})", flush=True)
-    for way, runs in totals.items():
-        walls, cpus = zip(*runs)
-        print(f"{way}: {sum(walls) / len(walls):.1f} s, {sum(cpus) / len(cpus):.1f} s of CPU "
-              f"a class of {args.count} (mean of {len(runs)})")
 
+        def grade(way: str, round_: int) -> dict:
+            grader_module.WarmNbgrader = ways[way]
+            try:
+                return autograde(assignment, notebooks, spark=server.url, jobs=2,
+                                 answers_of=recorded, workdir=work / f"{way}{round_}")
+            finally:
+                grader_module.WarmNbgrader = ways["warm"]
+
+        grade_in_turns(args.rounds, args.count, grade)
 
 if __name__ == "__main__":
     main()
