@@ -17,7 +17,8 @@ child and ends with its exit code, so Spark sees the process it started behave e
 before; if Spark kills the script, the warm process kills the child.
 
 The first driver worker of a JVM starts the warm process and runs as a plain Python
-meanwhile. The warm process ends when its JVM does (it watches the JVM's pid), and it is
+meanwhile, as does any that comes while the warm process is still importing. Requests are
+read as their bytes arrive, so a process that connects and sends nothing holds nobody up. The warm process ends when its JVM does (it watches the JVM's pid), and it is
 in the JVM's process group, so whatever stops Spark's processes stops it too. Anything
 unexpected (no warm process, another system than Linux, a refused request) falls back to
 a plain Python: never slower than before, never a query that does not start.
@@ -182,24 +183,31 @@ def _start_warm_process(python: str, jvm: int) -> None:
 def _serve(jvm: int, python: str) -> None:
     import importlib
     import selectors
+    import time
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the JVM's to stop, not a Ctrl-C's
     try:
         watch = os.pidfd_open(jvm)
     except (OSError, AttributeError):
         return
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        listener.bind(warm_address(jvm, python))
+        claim.bind(warm_address(jvm, python) + b"/claim")
     except OSError:
-        return   # another warm process serves this JVM already
-    listener.listen(16)
+        return   # another warm process serves this JVM, or is importing to
+    # Import first, listen after: a script that comes meanwhile finds nobody and runs a
+    # plain Python at once, instead of waiting for imports that may outlast its patience.
     importlib.import_module(DRIVER_WORKER)   # what every child would import
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(warm_address(jvm, python))
+    listener.listen(16)
 
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, "listener")
     selector.register(watch, selectors.EVENT_READ, "jvm")
+    arriving: list[_Arriving] = []   # requests read as their bytes come, never waited for
     children: dict[int, socket.socket] = {}   # pid -> the script waiting for it
+    keep = [claim, listener, watch]   # what no child needs
     running = True
     while running:
         for key, _ in selector.select(timeout=0.2):
@@ -207,21 +215,42 @@ def _serve(jvm: int, python: str) -> None:
                 running = False
             elif key.data == "listener":
                 conn, _ = listener.accept()
-                try:
-                    pid = _fork_child(conn, listener, watch, children)
-                except Exception:  # noqa: BLE001 - a bad request costs its script a plain Python
-                    pid = None
-                if pid:
-                    children[pid] = conn
-                    selector.register(conn, selectors.EVENT_READ, pid)
-                    with _quiet():
-                        conn.sendall(_FORKED)
-                else:
+                if _peer_uid(conn) != os.getuid():
                     conn.close()
+                    continue
+                conn.setblocking(False)
+                arriving.append(_Arriving(conn))
+                selector.register(conn, selectors.EVENT_READ, arriving[-1])
+            elif isinstance(key.data, _Arriving):
+                request = key.data
+                try:
+                    wanted = request.read()
+                except Exception:  # noqa: BLE001 - a bad request costs its script a plain Python
+                    wanted = False
+                if wanted is None:
+                    continue   # more to come
+                selector.unregister(request.conn)
+                arriving.remove(request)
+                others = (keep + [r.conn for r in arriving] + [fd for r in arriving for fd in r.fds]
+                          + list(children.values()))
+                pid = _fork_child(request, wanted, others) if wanted else None
+                request.close_streams()
+                if pid:
+                    children[pid] = request.conn
+                    selector.register(request.conn, selectors.EVENT_READ, pid)
+                    with _quiet():
+                        request.conn.sendall(_FORKED)
+                else:
+                    request.conn.close()
             else:   # the script is gone (killed by Spark): so goes its child
                 with _quiet():
                     os.kill(key.data, signal.SIGKILL)
                 selector.unregister(key.fileobj)
+        for late in [r for r in arriving if time.monotonic() - r.since > _PATIENCE]:
+            selector.unregister(late.conn)   # its script has given up on us by now
+            arriving.remove(late)
+            late.close_streams()
+            late.conn.close()
         _reap(children, selector)
     for pid in list(children):   # the JVM is gone: nobody waits for them
         with _quiet():
@@ -230,34 +259,61 @@ def _serve(jvm: int, python: str) -> None:
             os.waitpid(pid, 0)
 
 
-def _fork_child(conn: socket.socket, listener, watch: int, children: dict) -> int | None:
-    """Read one request and fork its child; return the child's pid (None if refused)."""
-    if _peer_uid(conn) != os.getuid():
-        return None
-    conn.settimeout(_PATIENCE)   # a script that never sends must not hold the others up
-    first, fds, _, _ = socket.recv_fds(conn, 1 << 16, _STREAMS)
-    try:
-        head = _read_exactly(conn, _SIZE.size, first[:_SIZE.size])
-        if len(fds) != _STREAMS or head is None:
+class _Arriving:
+    """One script's request as its bytes come in: its size, then JSON, sent together with
+    the script's stdin, stdout and stderr. Read without waiting, so that a process that
+    connects and sends nothing, or half a request, holds no other script up."""
+
+    _LARGEST = 1 << 24
+
+    def __init__(self, conn: socket.socket):
+        import time
+        self.conn, self.since = conn, time.monotonic()
+        self.data, self.fds = b"", []
+
+    def read(self) -> dict | bool | None:
+        """What has come so far: the request once whole, False if it cannot be served
+        (bad, or its script has gone), None if more is to come."""
+        try:
+            data, fds, _, _ = socket.recv_fds(self.conn, 1 << 16, _STREAMS)
+        except BlockingIOError:
             return None
-        message = _read_exactly(conn, _SIZE.unpack(head)[0], first[_SIZE.size:])
-        if message is None:
+        self.fds += fds
+        if not data:
+            return False   # the script left
+        self.data += data
+        if len(self.data) < _SIZE.size:
             return None
-        request = json.loads(message)
-        conn.settimeout(None)
-        pid = os.fork()
-        if pid == 0:
-            listener.close()
-            os.close(watch)
-            for other in children.values():
-                other.close()
-            conn.close()
-            become_module(request["argv"][1], request["argv"][2:], streams=fds,
-                          env=request["env"], cwd=request["cwd"])   # never returns
-        return pid
-    finally:
-        for fd in fds:   # the child's now, or nobody's
+        size = _SIZE.unpack(self.data[:_SIZE.size])[0]
+        if size > self._LARGEST or len(self.fds) != _STREAMS:
+            return False
+        if len(self.data) < _SIZE.size + size:
+            return None
+        try:
+            if self.conn.recv(1, socket.MSG_PEEK) == b"":
+                return False   # sent, then gone (it waited too long): no child for nobody
+        except BlockingIOError:
+            pass
+        return json.loads(self.data[_SIZE.size:_SIZE.size + size])
+
+    def close_streams(self) -> None:
+        for fd in self.fds:   # the child's now, or nobody's
             os.close(fd)
+        self.fds = []
+
+
+def _fork_child(request: _Arriving, wanted: dict, others: list) -> int:
+    """Fork the child that runs a whole request; return its pid. ``others``: the sockets
+    and streams only the warm process needs, which the child closes."""
+    pid = os.fork()
+    if pid == 0:
+        for other in others:
+            with _quiet():
+                os.close(other if isinstance(other, int) else other.detach())
+        request.conn.close()
+        become_module(wanted["argv"][1], wanted["argv"][2:], streams=request.fds,
+                      env=wanted["env"], cwd=wanted["cwd"])   # never returns
+    return pid
 
 
 def become_module(module: str, args: list[str], *, streams: list[int], env: dict[str, str],

@@ -29,6 +29,14 @@ def warm_processes_of(jvm: int) -> list[psutil.Process]:
             if (p.info["cmdline"] or [])[1:4] == [_module_file(), "serve", str(jvm)]]
 
 
+def serving(jvm: int) -> bool:
+    """Whether the warm process for ``jvm`` and this Python listens (its imports done);
+    read from the kernel's list of Unix sockets, without connecting to it."""
+    name = "@" + warm_address(jvm, sys.executable)[1:].decode()
+    with open("/proc/net/unix") as sockets:
+        return any(line.split()[-1] == name for line in sockets if len(line.split()) > 7)
+
+
 def _module_file():
     import autograder.warm_python as module
     return module.__file__
@@ -86,7 +94,8 @@ def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
         while not warm_processes_of(os.getpid()) and time.monotonic() < deadline:
             time.sleep(0.1)
         [warm] = warm_processes_of(os.getpid())
-        time.sleep(3)  # its imports done: the next worker is forked
+        while not serving(os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.1)   # its imports done: the next worker is forked
         second = subprocess.Popen(command, env=env, cwd=tmp_path)
         deadline = time.monotonic() + 30
         while not warm.children() and time.monotonic() < deadline:
@@ -105,35 +114,40 @@ def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
             warm.kill()
 
 
-def test_a_script_that_never_sends_its_request_holds_nobody_up(tmp_path):
-    """Another process of the user connects to the warm process and sends nothing: the
-    next driver worker is forked all the same, a few seconds later at most."""
+def test_processes_that_send_nothing_or_half_a_request_hold_nobody_up(tmp_path):
+    """Two other processes of the user connect to the warm process: one sends nothing, one
+    the first bytes of a request. A driver worker that comes after them is forked at once,
+    while the script still waits for it (it runs the worker itself after a few seconds)."""
     listener = socket.create_server(("127.0.0.1", 0))
     env = {**os.environ, "PYTHON_WORKER_FACTORY_PORT": str(listener.getsockname()[1]),
            "PYTHON_WORKER_FACTORY_SECRET": "secret", "SPARK_AUTH_SOCKET_TIMEOUT": "600"}
     warm = subprocess.Popen(
         [sys.executable, _module_file(), "serve", str(os.getpid()), sys.executable],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent, halfway = (socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(2))
     worker = None
     try:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                silent.connect(warm_address(os.getpid(), sys.executable))
-                break
-            except OSError:
-                time.sleep(0.1)
+        while not serving(os.getpid()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        silent.connect(warm_address(os.getpid(), sys.executable))
+        halfway.connect(warm_address(os.getpid(), sys.executable))
+        halfway.sendall(b"\0\0")   # half of a request's size, and no streams
+        time.sleep(0.5)   # both are the warm process's now
         worker = subprocess.Popen([worker_python(), "-m", DRIVER_WORKER], env=env, cwd=tmp_path)
         deadline = time.monotonic() + 30
         while not psutil.Process(warm.pid).children() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert psutil.Process(warm.pid).children(), "the silent script held the warm process"
+        assert psutil.Process(warm.pid).children(), "the warm process forked nothing"
+        # Held up past its patience, the script would have become a plain Python by now.
+        assert worker_python() in psutil.Process(worker.pid).cmdline(), \
+            "the two idle connections held the warm process until the script gave up"
     finally:
         if worker:
             worker.kill()
             worker.wait()
         silent.close()
+        halfway.close()
         warm.kill()
         warm.wait()
         listener.close()
