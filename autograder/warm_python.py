@@ -18,8 +18,9 @@ before; if Spark kills the script, the warm process kills the child.
 
 The first driver worker of a JVM starts the warm process and runs as a plain Python
 meanwhile, as does any that comes while the warm process is still importing. Requests are
-read as their bytes arrive, so a process that connects and sends nothing holds nobody up. The warm process ends when its JVM does (it watches the JVM's pid), and it is
-in the JVM's process group, so whatever stops Spark's processes stops it too. Anything
+read as their bytes arrive, so a process that connects and sends nothing holds nobody up.
+The warm process ends when its JVM does (it watches the JVM's pid), and it is in the JVM's
+process group, so whatever stops Spark's processes stops it too. Anything
 unexpected (no warm process, another system than Linux, a refused request) falls back to
 a plain Python: never slower than before, never a query that does not start.
 
