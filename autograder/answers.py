@@ -159,16 +159,35 @@ def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any
     this process, nor the run's recorded answers, nor the course's known answers have the
     answer yet (or always, inside :func:`asking_spark`).
     """
+    return spark_answers(question, [about], lambda missing: [ask_spark()])[0]
+
+
+def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]) -> list:
+    """:func:`spark_answer` for several questions of one kind at once, for queries that
+    share work (one run, then a change to a copy of its checkpoint per question).
+
+    ``ask_spark(missing)`` gets the ``abouts`` whose answers are not known yet, each once
+    and in order, and returns Spark's answers to them in the same order; it is not called
+    when every answer is known. Each answer is remembered under its own question, as
+    :func:`spark_answer` would.
+    """
     load()
-    key = _key(question, about)
+    keys = [_key(question, about) for about in abouts]
     with _lock:
         fresh = _asked_afresh
-        known = None if fresh is not None else _asked.get(key, RECORDED.get(key, KNOWN.get(key)))
-    if known is None:
-        known = _remember(key, ask_spark())
-        if fresh is not None:
-            fresh[key] = json.loads(known)
-    return json.loads(known)
+        known = {} if fresh is not None else {
+            key: found for key in keys
+            if (found := _asked.get(key, RECORDED.get(key, KNOWN.get(key)))) is not None}
+    missing = {key: about for key, about in zip(keys, abouts) if key not in known}
+    if missing:
+        answers = ask_spark(list(missing.values()))
+        if len(answers) != len(missing):
+            raise ValueError(f"{question}: {len(answers)} answers to {len(missing)} questions")
+        for key, answer in zip(missing, answers):
+            known[key] = _remember(key, answer)
+            if fresh is not None:
+                fresh[key] = json.loads(known[key])
+    return [json.loads(known[key]) for key in keys]
 
 
 @contextlib.contextmanager

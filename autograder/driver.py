@@ -82,7 +82,7 @@ class StreamRun:
     def __init__(self, spark: SparkSession, schema: str, query: Callable[[DataFrame], DataFrame],
                  output_mode: str = "append", root: str | os.PathLike | None = None,
                  timeout: float = 120.0, name: str | None = None,
-                 trigger: dict[str, Any] | None = None):
+                 trigger: dict[str, Any] | None = None, keep_output: bool = True):
         self.spark = spark
         self.schema = schema
         self.build_query = query
@@ -90,6 +90,9 @@ class StreamRun:
         self.timeout = timeout
         self.name = name
         self.trigger = trigger
+        #: False for a run that looks only at its state, checkpoint or progress: its rows go
+        #: to Spark's ``noop`` sink, and every micro-batch's output is empty.
+        self.keep_output = keep_output
         self._owns_root = root is None
         self.root = Path(root or tempfile.mkdtemp(prefix="stream-run-"))
         self.input_dir = self.root / "input"
@@ -122,7 +125,7 @@ class StreamRun:
         # A checkpoint that holds offsets: the query ran on it before, this start resumes it.
         resuming = (Path(self.checkpoint) / "offsets").is_dir()
         self._sink = sink_for(self.spark, resuming=resuming, output_mode=self.output_mode,
-                              folder=self.output_dir, name=self.name)
+                              folder=self.output_dir, name=self.name, keep=self.keep_output)
         writer = self._sink.writer(query)
         writer = writer.outputMode(self.output_mode).option("checkpointLocation", self.checkpoint)
         if self.trigger:

@@ -25,7 +25,12 @@ So under Connect the rows stay in the server's JVM or on disk:
   it is faster (about 0.1 s a micro-batch on a 2-core machine);
 * :class:`PickledBatches` only for a restart in Update mode, which neither sink accepts:
   ``foreachBatch`` on the server pickles each batch's rows into a file named after the
-  batch id. No check of the course restarts a query in Update mode.
+  batch id. No check of the course restarts a query in Update mode and keeps its rows.
+
+A run that does not keep its output (``StreamRun(..., keep_output=False)``: it looks only
+at the state, the checkpoint, or whether Spark accepts a restart) gets :class:`NoOutput`,
+Spark's ``noop`` sink, wherever it runs: no rows travel, and no Python process is started
+for a restart in Update mode.
 
 Spark checks no sink against the checkpoint, so switching sinks at a restart changes
 nothing the query computes.
@@ -183,6 +188,23 @@ class ParquetFiles:
         pass
 
 
+class NoOutput:
+    """Spark's ``noop`` sink: the query runs in full and its rows are dropped."""
+
+    def __init__(self, name: str | None):
+        self.name = name
+
+    def writer(self, query: DataFrame):
+        writer = query.writeStream.format("noop")
+        return writer.queryName(self.name) if self.name else writer
+
+    def rows(self, progress: dict[int, dict]) -> dict[int, list[Row]]:
+        return {batch_id: [] for batch_id in progress}
+
+    def close(self) -> None:
+        pass
+
+
 def _logged_files(entry: Path) -> list[str]:
     """The files a file-sink log entry adds (its first line is the log's version)."""
     lines = entry.read_text().splitlines()[1:]
@@ -190,8 +212,11 @@ def _logged_files(entry: Path) -> list[str]:
 
 
 def sink_for(spark: SparkSession, *, resuming: bool, output_mode: str, folder: str,
-             name: str | None):
-    """The sink for a query about to start (see the module's docstring)."""
+             name: str | None, keep: bool = True):
+    """The sink for a query about to start (see the module's docstring); ``keep``: whether
+    its rows are wanted."""
+    if not keep:
+        return NoOutput(name)
     if not is_connect(spark):
         return CollectedBatches(name)
     mode = output_mode.lower()

@@ -32,7 +32,7 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .answers import spark_answer, spark_checkpoints
+from .answers import spark_answer, spark_answers, spark_checkpoints
 from .checking import EXAMPLE, FIXED, answer_per_batch, drawn, reference_answer, seed_for
 from .checkpoint_files import (HDFS_PROVIDER, error_class, logged_batches, settings,
                                state_files)
@@ -82,9 +82,11 @@ def user_batches(rng: random.Random, batches: int, users: int = 4) -> list[list[
 
 
 def _run(spark: SparkSession, batches: list, conf: dict, root: str | None = None) -> StreamRun:
-    """A count per user started under ``conf`` and fed ``batches``; the caller stops it."""
+    """A count per user started under ``conf`` and fed ``batches``; the caller stops it.
+    Its rows are not kept: these checks look at its state, checkpoint and restarts."""
     with settings(spark, conf):
-        run = StreamRun(spark, SCHEMA, count_per_user, output_mode="update", root=root).start()
+        run = StreamRun(spark, SCHEMA, count_per_user, output_mode="update", root=root,
+                        keep_output=False).start()
         for rows in batches:
             run.add_batch(rows)
     return run
@@ -107,7 +109,8 @@ def version_files(spark: SparkSession, way: str, batches: int, min_deltas: int) 
     def ask_spark() -> list[list[str]]:
         listings = []
         with settings(spark, way_settings(way, min_deltas)):
-            with StreamRun(spark, SCHEMA, count_per_user, output_mode="update") as run:
+            with StreamRun(spark, SCHEMA, count_per_user, output_mode="update",
+                           keep_output=False) as run:
                 for batch_id in range(batches):
                     run.add_batch([("a",), (f"u{batch_id}",)])
                     listings.append([name for name in state_files(run.checkpoint)[0]
@@ -345,29 +348,52 @@ def _delete(checkpoint: Path, what: str) -> None:
         raise ValueError(f"unknown deletion {what!r}")
 
 
-def restart_outcome(spark: SparkSession, change: dict) -> str | None:
-    """Run a count per user for three micro-batches, stop it, make ``change``, restart it
-    and feed one more micro-batch: the error class Spark stopped with, or None."""
+def restart_outcomes(spark: SparkSession, changes: list[dict]) -> list[str | None]:
+    """For each change: run a count per user for three micro-batches and stop it, make the
+    change, restart it and feed one more micro-batch; the error class Spark stopped with,
+    or None. The three micro-batches run once: each change is made to the checkpoint as
+    they left it, put back afterwards."""
     reference_answer()
-    def ask_spark() -> str | None:
+    def ask_spark(missing: list[dict]) -> list[str | None]:
+        outcomes = []
         with tempfile.TemporaryDirectory(prefix="change-") as folder:
+            # The file source logs its input files by their full path: every restart runs
+            # in this run's own folder, on its checkpoint and input as the first run left them.
             run = _run(spark, RESTART_BATCHES[:3], way_settings("rocksdb"), root=folder)
-            run.stop()
-            if "delete" in change:
-                _delete(Path(run.checkpoint), change["delete"])
-            run.build_query = QUERIES.get(change.get("query"), count_per_user)
-            conf = {**way_settings("hdfs" if change.get("provider") == "hdfs" else "rocksdb"),
-                    "spark.sql.shuffle.partitions": str(change.get("shuffle_partitions") or 2)}
+            checkpoint, first_input = Path(run.checkpoint), set(run.input_dir.iterdir())
+            intact = Path(folder) / "intact"
             try:
-                with settings(spark, conf):
-                    run.start().add_batch([("a",)])
-            except Exception as error:  # noqa: BLE001 - the outcome asked for
-                return error_class(error)
+                run.stop()
+                shutil.copytree(checkpoint, intact)
+                for change in missing:
+                    outcomes.append(_restarted_after(spark, run, change))
+                    shutil.rmtree(checkpoint)
+                    shutil.copytree(intact, checkpoint)
+                    for added in set(run.input_dir.iterdir()) - first_input:
+                        added.unlink()
             finally:
                 run.close()
-            return None
+        return outcomes
 
-    return spark_answer("state_store_files.restart_outcome", change, ask_spark)
+    return spark_answers("state_store_files.restart_outcome", changes, ask_spark)
+
+
+def _restarted_after(spark: SparkSession, run: StreamRun, change: dict) -> str | None:
+    """Make ``change`` to the stopped ``run``, restart it and feed it one micro-batch."""
+    if "delete" in change:
+        _delete(Path(run.checkpoint), change["delete"])
+    run.build_query = QUERIES.get(change.get("query"), count_per_user)
+    conf = {**way_settings("hdfs" if change.get("provider") == "hdfs" else "rocksdb"),
+            "spark.sql.shuffle.partitions": str(change.get("shuffle_partitions") or 2)}
+    try:
+        with settings(spark, conf):
+            run.start().add_batch([("a",)])
+    except Exception as error:  # noqa: BLE001 - the outcome asked for
+        return error_class(error)
+    finally:
+        run.stop()
+        run.batches.clear()
+    return None
 
 
 def drawn_change(rng: random.Random) -> dict:
@@ -395,12 +421,12 @@ def check_restart_outcome(predict: Callable[[dict], str | None], *, seed: int | 
         seed = seed_for(seed)
         changes = [(FIXED, change) for change in EDGE_CHANGES]
         changes.append((drawn(seed), drawn_change(random.Random(seed))))
-    spark = course_session()
-    for origin, change in changes:
+    truths = restart_outcomes(course_session(), [change for _, change in changes])
+    for (origin, change), truth in zip(changes, truths):
         context = f"change between the runs: {change} ({origin})"
         answer = ask(predict, dict(change), what="restart_error", context=context,
                      revisit=REVISIT_CHANGES)
-        check_equal(plain(answer), restart_outcome(spark, change),
+        check_equal(plain(answer), truth,
                     "the error class of the restart (None: it goes on)",
                     revisit=REVISIT_CHANGES, context=context)
     passed(f"you know what {len(changes)} change(s) between two runs do")

@@ -52,6 +52,28 @@ def test_a_question_about_another_stream_still_goes_to_spark(tmp_path):
     assert _in_a_new_process(learner, AUTOGRADER_ANSWERS=str(record)) == "asked"
 
 
+ASK_SEVERAL = """
+from autograder.answers import spark_answer, spark_answers
+asked = []
+def ask_spark(missing):
+    asked.append(missing)
+    return [f"spark on {about}" for about in missing]
+spark_answer("demo.change", 2, lambda: "spark on 2")
+print(spark_answers("demo.change", [1, 2, 3, 1], ask_spark))
+print(asked, spark_answer("demo.change", 3, lambda: 1 / 0))
+"""
+
+
+def test_several_questions_asked_at_once_go_to_spark_together_and_only_those_not_known(tmp_path):
+    """A check whose queries share work asks for all its answers at once: Spark is asked
+    once, about each question nobody knows yet, and each answer is known by itself after."""
+    record = tmp_path / "answers.json"
+    record.write_text(json.dumps({'demo.change 1': '"recorded"'}))
+    assert _in_a_new_process(ASK_SEVERAL, AUTOGRADER_ANSWERS=str(record)).splitlines() == [
+        "['recorded', 'spark on 2', 'spark on 3', 'recorded']",
+        "[[3]] spark on 3"]
+
+
 def test_importing_the_answers_reads_no_file_and_loading_them_reads_each_once(tmp_path):
     # A grading kernel's guard loads them before the learner's first cell (test_kernel_guard);
     # anywhere else the first question does (the tests above).

@@ -186,6 +186,25 @@ def test_a_restart_in_append_mode_starts_no_python_process_on_the_server(connect
         assert [sorted(r.id for r in b.output) for b in run.batches] == [[1], [2]]
 
 
+def test_a_run_that_keeps_no_output_restarts_in_update_mode_with_no_python_on_the_server(
+        connect_server, connect_session):
+    # Checks that look only at the state, the checkpoint or whether a restart is accepted
+    # drop the rows (Spark's noop sink): the query computes the same, and a restart in
+    # Update mode, which would otherwise need foreachBatch, starts no Python process.
+    server = connect_server._process.popen.pid
+    before = _python_processes_under(server)
+    with StreamRun(connect_session, "w STRING", lambda df: df.groupBy("w").count(),
+                   output_mode="update", keep_output=False) as run:
+        run.add_batch([("a",), ("a",)])
+        run.restart()
+        (batch,) = run.add_batch([("a",), ("b",)])
+        started = {pid: command for pid, command in _python_processes_under(server).items()
+                   if pid not in before}
+        assert started == {}
+        assert (batch.batch_id, batch.output) == (1, [])
+        assert sorted((r.key.w, r.value["count"]) for r in run.state()) == [("a", 3), ("b", 1)]
+
+
 def test_releasing_a_graded_session_leaves_this_process_local(connect_server, tmp_path):
     # The grading command releases each notebook's Connect session from its own process
     # (stopping what the notebook left running), and that process may be a test or a
