@@ -37,6 +37,7 @@ import socket
 import struct
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 #: The one module started through the warm process.
@@ -184,7 +185,6 @@ def _start_warm_process(python: str, jvm: int) -> None:
 def _serve(jvm: int, python: str) -> None:
     import importlib
     import selectors
-    import time
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the JVM's to stop, not a Ctrl-C's
     try:
@@ -208,7 +208,7 @@ def _serve(jvm: int, python: str) -> None:
     selector.register(watch, selectors.EVENT_READ, "jvm")
     arriving: list[_Arriving] = []   # requests read as their bytes come, never waited for
     children: dict[int, socket.socket] = {}   # pid -> the script waiting for it
-    keep = [claim, listener, watch]   # what no child needs
+    keep = [claim, listener, watch, selector]   # what no child needs
     running = True
     while running:
         for key, _ in selector.select(timeout=0.2):
@@ -234,7 +234,10 @@ def _serve(jvm: int, python: str) -> None:
                 arriving.remove(request)
                 others = (keep + [r.conn for r in arriving] + [fd for r in arriving for fd in r.fds]
                           + list(children.values()))
-                pid = _fork_child(request, wanted, others) if wanted else None
+                try:
+                    pid = _fork_child(request, wanted, others) if wanted else None
+                except OSError:   # no fork to be had (too many processes): a plain Python
+                    pid = None
                 request.close_streams()
                 if pid:
                     children[pid] = request.conn
@@ -268,7 +271,6 @@ class _Arriving:
     _LARGEST = 1 << 24
 
     def __init__(self, conn: socket.socket):
-        import time
         self.conn, self.since = conn, time.monotonic()
         self.data, self.fds = b"", []
 
@@ -310,7 +312,7 @@ def _fork_child(request: _Arriving, wanted: dict, others: list) -> int:
     if pid == 0:
         for other in others:
             with _quiet():
-                os.close(other if isinstance(other, int) else other.detach())
+                os.close(other) if isinstance(other, int) else other.close()
         request.conn.close()
         become_module(wanted["argv"][1], wanted["argv"][2:], streams=request.fds,
                       env=wanted["env"], cwd=wanted["cwd"])   # never returns
@@ -325,7 +327,6 @@ def become_module(module: str, args: list[str], *, streams: list[int], env: dict
     with its code. Never returns. (Also the nbgrader launcher's: grading/warm_nbgrader.py.)"""
     import runpy
     import tempfile as temporary
-    import time
 
     code = 1
     try:
