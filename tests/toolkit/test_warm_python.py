@@ -81,12 +81,18 @@ def test_a_scripts_folder_where_files_cannot_be_run_is_not_used(tmp_path, monkey
 
 # -- the driver worker: forked from the JVM's warm process --------------------------------
 
-def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
-    """This test plays the JVM: it starts the script as Spark would, with a port to connect
-    back to that accepts and never answers, so the worker waits there for ever."""
+@pytest.fixture
+def env():
+    """The environment Spark gives a driver worker: a port to connect back to, here one
+    that accepts and never answers, so the worker waits there for ever."""
     listener = socket.create_server(("127.0.0.1", 0))
-    env = {**os.environ, "PYTHON_WORKER_FACTORY_PORT": str(listener.getsockname()[1]),
+    yield {**os.environ, "PYTHON_WORKER_FACTORY_PORT": str(listener.getsockname()[1]),
            "PYTHON_WORKER_FACTORY_SECRET": "secret", "SPARK_AUTH_SOCKET_TIMEOUT": "600"}
+    listener.close()
+
+
+def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path, env):
+    """This test plays the JVM: it starts the script as Spark would."""
     command = [worker_python(), "-m", DRIVER_WORKER]
     first = subprocess.Popen(command, env=env, cwd=tmp_path)  # starts the warm process
     try:
@@ -109,18 +115,14 @@ def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path):
     finally:
         first.kill()
         first.wait()
-        listener.close()
         for warm in warm_processes_of(os.getpid()):
             warm.kill()
 
 
-def test_processes_that_send_nothing_or_half_a_request_hold_nobody_up(tmp_path):
+def test_processes_that_send_nothing_or_half_a_request_hold_nobody_up(tmp_path, env):
     """Two other processes of the user connect to the warm process: one sends nothing, one
     the first bytes of a request. A driver worker that comes after them is forked at once,
     while the script still waits for it (it runs the worker itself after a few seconds)."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    env = {**os.environ, "PYTHON_WORKER_FACTORY_PORT": str(listener.getsockname()[1]),
-           "PYTHON_WORKER_FACTORY_SECRET": "secret", "SPARK_AUTH_SOCKET_TIMEOUT": "600"}
     warm = subprocess.Popen(
         [sys.executable, _module_file(), "serve", str(os.getpid()), sys.executable],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -150,7 +152,6 @@ def test_processes_that_send_nothing_or_half_a_request_hold_nobody_up(tmp_path):
         halfway.close()
         warm.kill()
         warm.wait()
-        listener.close()
 
 
 def test_the_warm_process_ends_when_its_jvm_ends(tmp_path):
