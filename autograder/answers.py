@@ -8,10 +8,10 @@ does to a stream depends on the stream and nothing else, so the checks ask for i
 * **in a class**, the grading command asks once for everybody. It gives every notebook of
   a run the same seed (``COURSE_SEED``, drawn anew for each run, so nobody can know the
   streams beforehand), runs the solution notebook once with ``AUTOGRADER_RECORD_ANSWERS``
-  naming a file, where every answer Spark gave is written, and then grades each learner's
-  notebook with ``AUTOGRADER_ANSWERS`` naming that file. A learner's kernel reads the file
-  in :func:`load`, which the grading guard calls before the learner's first cell runs;
-  from then on the guard refuses to open it (it lies in the grading folder).
+  naming a file, where every answer Spark gave is written. A learner's kernel never sees
+  that file: its checks only ask (:mod:`autograder.asking`), and the grading command's own
+  process judges their answers with the file (:func:`judging`), where a question the
+  solution's run did not record is the grader's fault, never a reason to ask Spark.
 
 Answers are plain JSON data (numbers, strings, lists, dicts; tuples come back as lists),
 whether Spark was just asked or the answer was recorded, so a check sees the same thing
@@ -23,10 +23,11 @@ its checkpoints do not depend on the learner, only the reading does. So
 :func:`spark_checkpoints` runs the query, keeps a copy of its checkpoint after each
 micro-batch with the facts about that batch, and remembers them the way answers are
 remembered: once per process, and once per grading run (the copies are recorded in a folder
-beside the answers file, ``<answers>.checkpoints``, which a learner's kernel copies into its
-own temporary folder in :func:`load`, before the guard closes the grading folder). A caller
-always gets its own copy of each checkpoint, so a reader that spoils one spoils nothing
-else.
+beside the answers file, ``<answers>.checkpoints``). A graded learner's kernel is given that
+folder alone (``AUTOGRADER_CHECKPOINTS``) and copies it into its own temporary folder in
+:func:`load`, before the guard closes the grading folder: it gets the checkpoints, which are
+the task's inputs, without the facts the judge compares with. A caller always gets its own
+copy of each checkpoint, so a reader that spoils one spoils nothing else.
 
 Some answers are **known before anybody asks**: those of the worked examples the
 exercises' self-checks run (``check_...(..., example=True)``). Their streams are fixed, so
@@ -53,7 +54,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterator
 
-from .contract import ANSWERS, RECORD_ANSWERS
+from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS
+from .feedback import GraderFault
 
 
 def _recorded() -> MappingProxyType:
@@ -115,12 +117,14 @@ def _alive(pid: int) -> bool:
 
 
 def _recorded_checkpoints() -> Path | None:
-    """A private copy of the checkpoints recorded for this run (None without any)."""
+    """A private copy of the checkpoints recorded for this run (None without any): those
+    beside the answers file, or, in a graded learner's kernel, the folder it is given."""
     path = os.environ.get(ANSWERS)
-    if not path or not checkpoints_beside(path).is_dir():
+    folder = checkpoints_beside(path) if path else os.environ.get(CHECKPOINTS)
+    if not folder or not Path(folder).is_dir():
         return None
     try:
-        return Path(shutil.copytree(checkpoints_beside(path), _scratch() / "recorded"))
+        return Path(shutil.copytree(folder, _scratch() / "recorded"))
     except OSError:
         return None  # the checks ask Spark again
 
@@ -132,6 +136,8 @@ RECORDED_CHECKPOINTS: Path | None = None
 #: The worked examples' answers, known before anybody asks, read-only.
 KNOWN: MappingProxyType = MappingProxyType({})
 _loaded = False
+#: True in the grading command's judging process: nothing is asked of Spark there.
+_judging = False
 _asked: dict[str, str] = {}
 #: While :func:`asking_spark` runs: what Spark answered in it (else None).
 _asked_afresh: dict[str, Any] | None = None
@@ -150,6 +156,31 @@ def load() -> None:
             RECORDED, RECORDED_CHECKPOINTS, KNOWN = (
                 _recorded(), _recorded_checkpoints(), _known())
             _loaded = True
+
+
+def judging(answers_file: str | os.PathLike | None) -> None:
+    """Make this process the judge of a grading run: Spark's answers are those the run's
+    solution recorded in ``answers_file`` (and the checkpoints beside it), and a question
+    they do not hold raises :class:`~autograder.feedback.GraderFault` instead of asking
+    Spark (:mod:`autograder.grading.judge`)."""
+    global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging
+    recorded: dict = {}
+    if answers_file:
+        try:
+            recorded = json.loads(Path(answers_file).read_text())
+        except (OSError, ValueError):
+            recorded = {}
+    beside = checkpoints_beside(answers_file) if answers_file else None
+    with _lock:
+        RECORDED = MappingProxyType(recorded)
+        RECORDED_CHECKPOINTS = beside if beside is not None and beside.is_dir() else None
+        KNOWN = _known()
+        _loaded = _judging = True
+
+
+def _not_recorded(question: str) -> GraderFault:
+    return GraderFault(f"the solution's run recorded no answer of Spark to {question}: "
+                       "grade this class again")
 
 
 def spark_answer(question: str, about: Any, ask_spark: Callable[[], Any]) -> Any:
@@ -179,6 +210,8 @@ def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]
             key: found for key in keys
             if (found := _asked.get(key, RECORDED.get(key, KNOWN.get(key)))) is not None}
     missing = {key: about for key, about in zip(keys, abouts) if key not in known}
+    if missing and _judging:
+        raise _not_recorded(question)
     if missing:
         answers = ask_spark(list(missing.values()))
         if len(answers) != len(missing):
@@ -220,6 +253,19 @@ def _remember(key: str, answer: Any) -> str:
     return known
 
 
+def spark_facts(question: str, about: Any,
+                run_query: Callable[[Callable[[Any, str], None]], None]) -> list:
+    """The facts of :func:`spark_checkpoints` alone, without copying a checkpoint: what a
+    judge compares with."""
+    load()
+    key = _key(question, about)
+    with _lock:
+        known = _asked.get(key, RECORDED.get(key))
+    if known is not None:
+        return json.loads(known)
+    return [fact for fact, _ in spark_checkpoints(question, about, run_query)]
+
+
 def spark_checkpoints(question: str, about: Any,
                       run_query: Callable[[Callable[[Any, str], None]], None]) -> list[tuple[Any, str]]:
     """A query's checkpoint after each of its micro-batches, each with a fact about it.
@@ -240,6 +286,14 @@ def spark_checkpoints(question: str, about: Any,
             recorded = json.loads(RECORDED[key])
             if all((RECORDED_CHECKPOINTS / folder / str(i)).is_dir() for i in range(len(recorded))):
                 known, kept = RECORDED[key], RECORDED_CHECKPOINTS
+        elif known is None and _asking() and RECORDED_CHECKPOINTS is not None \
+                and (RECORDED_CHECKPOINTS / folder).is_dir():
+            # A graded kernel: the checkpoints, one folder per micro-batch, and no facts.
+            count = sum(1 for entry in (RECORDED_CHECKPOINTS / folder).iterdir() if entry.is_dir())
+            known, kept = json.dumps([None] * count), RECORDED_CHECKPOINTS
+    if known is None and (_judging or _asking()):
+        # The judge has no Spark, and a graded kernel must not learn the facts by asking.
+        raise _not_recorded(question)
     if known is None:
         facts: list = []
 
@@ -253,6 +307,11 @@ def spark_checkpoints(question: str, about: Any,
     copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
     return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
             for i, fact in enumerate(json.loads(known))]
+
+
+def _asking() -> bool:
+    from .asking import asking_only
+    return asking_only()
 
 
 def _kept_checkpoints() -> Path:

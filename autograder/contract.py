@@ -20,8 +20,15 @@ GUARD_LOG = "AUTOGRADER_GUARD_LOG"
 #: Paths the kernel's guard refuses to open (the solutions, the course folder, other
 #: learners' submissions), joined with ``os.pathsep``.
 GUARD_DENY = "AUTOGRADER_GUARD_DENY"
-#: Spark's answers recorded by the run's solution notebook, read by every learner's kernel.
+#: Spark's answers recorded by the run's solution notebook. The grading command's own process
+#: reads them to judge; a learner's kernel is never given this name.
 ANSWERS = "AUTOGRADER_ANSWERS"
+#: Set to "1" in a graded learner's kernel: the checks only ask the learner's code and write
+#: its answers down; the grading command judges them (:mod:`autograder.asking`).
+ASKING = "AUTOGRADER_ASKING"
+#: The checkpoints the run's solution notebook recorded (inputs some checks hand to a
+#: learner's reader), for a graded learner's kernel: a folder, without Spark's answers.
+CHECKPOINTS = "AUTOGRADER_CHECKPOINTS"
 #: Where the solution notebook's kernel records every answer it asked Spark for.
 RECORD_ANSWERS = "AUTOGRADER_RECORD_ANSWERS"
 #: A Spark Connect server to grade against (the tests' shared server); ``SPARK_REMOTE``

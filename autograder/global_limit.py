@@ -27,11 +27,13 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .answers import spark_answer, spark_checkpoints
+from .answers import spark_answer, spark_checkpoints, spark_facts
+from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
 from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, reference_answer,
                        seed_for, spark_failure_as_lesson)
-from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
+from .feedback import (CheckFailed, ask, check_equal, plain, revisiting,
+                       stop_if_unfinished)
 from .session import course_session
 from .streams import batch_sizes, numbered_rows
 
@@ -110,73 +112,90 @@ def _describe(sizes, limit, origin) -> str:
     return f"batch sizes {sizes}, limit({limit}) ({origin})"
 
 
-def _cases(example: bool, seed: int | None, streams: int) -> list[tuple[str, list[int], int]]:
-    """The streams a check runs: the chapter's example; or the edge streams, then fresh
-    ones from a seed."""
+def _cases(*, seed: int, example: bool, streams: int = 2) -> list[Case]:
+    """The streams a check runs, ``[sizes, limit]`` each: the chapter's example; or the
+    edge streams, then fresh ones from a seed."""
     if example:
-        return [(_describe(EXAMPLE_SIZES, EXAMPLE_LIMIT, EXAMPLE), EXAMPLE_SIZES, EXAMPLE_LIMIT)]
+        return [Case(_describe(EXAMPLE_SIZES, EXAMPLE_LIMIT, EXAMPLE), [EXAMPLE_SIZES, EXAMPLE_LIMIT])]
     seed, streams_drawn = drawn_streams(seed, streams)
-    edges = [(_describe(sizes, limit, f"{FIXED}: {shows}"), sizes, limit)
+    edges = [Case(_describe(sizes, limit, f"{FIXED}: {shows}"), [sizes, limit])
              for sizes, limit, shows in EDGE_STREAMS]
-    return edges + [(_describe(sizes, limit, drawn(seed)), sizes, limit)
+    return edges + [Case(_describe(sizes, limit, drawn(seed)), [sizes, limit])
                     for sizes, limit in streams_drawn]
 
 
-def _each_batch_beside_spark(predict, what: str, *, example: bool, seed: int | None,
-                             streams: int, revisit: str):
-    """For every micro-batch of every stream a check runs: the stream's number and
-    description, the batch's id, the learner's answer for it and Spark's record of it
-    (:func:`limit_run`)."""
-    spark = course_session()
-    for number, (context, sizes, limit) in enumerate(_cases(example, seed, streams), 1):
-        answer = ask(predict, list(sizes), limit, what=what, context=context)
-        truth = limit_run(spark, sizes, limit)
-        got = answer_per_batch(answer, len(truth), f"{what}'s answer", context, revisit=revisit)
-        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            yield number, context, batch_id, mine, spark_did
+def _predicting(what: str, revisit: str):
+    """The asking half of tasks 1 and 2: the learner's answer for a stream, as plain data."""
+    def ask_case(predict, case: Case, answers: Answers) -> None:
+        sizes, limit = case.about
+        answer = ask(predict, list(sizes), limit, what=what, context=case.label)
+        with revisiting(revisit, case.label):
+            answers.add(plain(answer, f"{what}'s answer"))
+    return ask_case
+
+
+def _each_batch_beside_spark(case: Case, answers: Answers, what: str, revisit: str):
+    """For every micro-batch of a stream: its id, the learner's answer for it and Spark's
+    record of it (:func:`limit_run`)."""
+    sizes, limit = case.about
+    truth = limit_run(spark_for_truth(), sizes, limit)
+    got = answer_per_batch(answers.next(), len(truth), f"{what}'s answer", case.label,
+                           revisit=revisit)
+    yield from enumerate(zip(got, truth))
 
 
 # -- task 1: what each micro-batch emits ------------------------------------------------------
+def _judge_output(case: Case, answers: Answers) -> None:
+    for batch_id, (mine, spark_did) in _each_batch_beside_spark(
+            case, answers, "predict_emitted", REVISIT_GLOBAL):
+        check_equal(mine, spark_did["emitted"], "rows emitted by this micro-batch",
+                    batch=batch_id, revisit=REVISIT_GLOBAL, context=case.label)
+
+
+PREDICTED_OUTPUT = declare(Check(
+    "autograder.global_limit.check_predicted_output", cases=_cases,
+    ask=_predicting("predict_emitted", REVISIT_GLOBAL), judge=_judge_output, options={"streams": 2},
+    passed=lambda cases: f"the emitted rows match Spark on {len(cases)} stream(s)"))
+
+
 def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
                            seed: int | None = None, streams: int = 2,
                            example: bool = False) -> None:
     """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
-    for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
-            predict, "predict_emitted", example=example, seed=seed, streams=streams,
-            revisit=REVISIT_GLOBAL):
-        check_equal(mine, spark_did["emitted"], "rows emitted by this micro-batch",
-                    batch=batch_id, revisit=REVISIT_GLOBAL, context=context)
-    passed(f"the emitted rows match Spark on {checked} stream(s)")
+    run_check(PREDICTED_OUTPUT, predict, seed=seed, example=example, streams=streams)
 
 
 # -- task 2: the state and its metrics ---------------------------------------------------------
 STATE_FIELDS = ("numRowsTotal", "numRowsUpdated", "count")
 
 
+def _judge_state(case: Case, answers: Answers) -> None:
+    for batch_id, (mine, spark_did) in _each_batch_beside_spark(
+            case, answers, "predict_state", REVISIT_STATE):
+        mine = batch_dict(mine, batch_id, case.label, revisit=REVISIT_STATE)
+        for field in STATE_FIELDS:
+            check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
+                        batch=batch_id, revisit=REVISIT_STATE, context=case.label)
+
+
+PREDICTED_STATE = declare(Check(
+    "autograder.global_limit.check_predicted_state", cases=_cases,
+    ask=_predicting("predict_state", REVISIT_STATE), judge=_judge_state, options={"streams": 2},
+    passed=lambda cases: f"the state and its metrics match Spark on {len(cases)} stream(s)"))
+
+
 def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
                           seed: int | None = None, streams: int = 2,
                           example: bool = False) -> None:
     """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
-    for checked, context, batch_id, mine, spark_did in _each_batch_beside_spark(
-            predict, "predict_state", example=example, seed=seed, streams=streams,
-            revisit=REVISIT_STATE):
-        mine = batch_dict(mine, batch_id, context, revisit=REVISIT_STATE)
-        for field in STATE_FIELDS:
-            check_equal(mine.get(field), spark_did[field], f"{field} after this micro-batch",
-                        batch=batch_id, revisit=REVISIT_STATE, context=context)
-    passed(f"the state and its metrics match Spark on {checked} stream(s)")
+    run_check(PREDICTED_STATE, predict, seed=seed, example=example, streams=streams)
 
 
 # -- task 3: reading the counter after a restart -------------------------------------------------
-def restarted_limit_checkpoints(spark: SparkSession, sizes: list[int],
-                                limit: int) -> list[tuple[int, str]]:
-    """Run ``limit(limit)`` on a stream, stopped and restarted on its checkpoint after
-    batch 1; after each micro-batch, the rows the sink has received so far and a copy of
-    the checkpoint as it stood then. Spark runs the query once per stream (see
-    :func:`autograder.answers.spark_checkpoints`).
-    """
+def restarted_limit_run(sizes: list[int], limit: int):
+    """How :func:`restarted_limit_checkpoints` runs its query: ``run_query(keep)``."""
     def run_query(keep) -> None:
-        with StreamRun(spark, IDS_SCHEMA, lambda df: df.limit(limit)) as run:
+        with StreamRun(course_session(), IDS_SCHEMA, lambda df: df.limit(limit)) as run:
             for batch_id, rows in enumerate(numbered_rows(sizes)):
                 run.add_batch(rows)
                 if batch_id == 1:
@@ -184,8 +203,59 @@ def restarted_limit_checkpoints(spark: SparkSession, sizes: list[int],
                 keep(len(run.all_output()), run.checkpoint)
             if stored_count(run.state()) not in (None, len(run.all_output())):
                 raise RuntimeError("the course's state reader disagrees with the sink")
+    return run_query
 
-    return spark_checkpoints("global_limit.restarted_limit", [sizes, limit], run_query)
+
+def restarted_limit_checkpoints(spark: SparkSession, sizes: list[int],
+                                limit: int) -> list[tuple[int, str]]:
+    """Run ``limit(limit)`` on a stream, stopped and restarted on its checkpoint after
+    batch 1; after each micro-batch, the rows the sink has received so far and a copy of
+    the checkpoint as it stood then. Spark runs the query once per stream (see
+    :func:`autograder.answers.spark_checkpoints`).
+    """
+    return spark_checkpoints("global_limit.restarted_limit", [sizes, limit],
+                             restarted_limit_run(sizes, limit))
+
+
+def _restart_cases(*, seed: int, example: bool) -> list[Case]:
+    if example:
+        streams = [(EXAMPLE, EXAMPLE_SIZES, EXAMPLE_LIMIT)]
+    else:
+        seed, ((sizes, limit),) = drawn_streams(seed, 1)
+        streams = [(FIXED, *edge) for edge in EDGE_RESTARTS] + [(drawn(seed), sizes, limit)]
+    return [Case(f"batch sizes {sizes}, limit({limit}) ({origin}), restarted after batch 1",
+                 [sizes, limit]) for origin, sizes, limit in streams]
+
+
+def _counter_unfinished(read_counter) -> None:
+    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
+        stop_if_unfinished(read_counter, course_session(), empty_checkpoint)
+
+
+def _ask_counter(read_counter, case: Case, answers: Answers) -> None:
+    sizes, limit = case.about
+    spark = course_session()
+    for batch_id, (_, checkpoint) in enumerate(restarted_limit_checkpoints(spark, sizes, limit)):
+        answer = ask(read_counter, spark, checkpoint, what="your reader", batch=batch_id,
+                     context=case.label, revisit=REVISIT_RESTART)
+        with revisiting(REVISIT_RESTART, case.label, batch_id):
+            answers.add(plain(answer, "rows emitted so far, read from the state store"))
+
+
+def _judge_counter(case: Case, answers: Answers) -> None:
+    sizes, limit = case.about
+    facts = spark_facts("global_limit.restarted_limit", [sizes, limit],
+                        restarted_limit_run(sizes, limit))
+    for batch_id, emitted in enumerate(facts):
+        check_equal(answers.next(), emitted, "rows emitted so far, read from the state store",
+                    batch=batch_id, revisit=REVISIT_RESTART, context=case.label)
+
+
+COUNTER_READER = declare(Check(
+    "autograder.global_limit.check_counter_reader", cases=_restart_cases, ask=_ask_counter,
+    judge=_judge_counter, before=_counter_unfinished,
+    passed=lambda cases: f"your reader finds the counter, before and after a restart "
+                         f"({len(cases)} stream(s))"))
 
 
 def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
@@ -199,24 +269,7 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     any query runs, ``read_counter`` is called once on an empty folder, so that a reader
     still to be written says so at once.
     """
-    spark = course_session()
-    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
-        stop_if_unfinished(read_counter, spark, empty_checkpoint)
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_SIZES, EXAMPLE_LIMIT)]
-    else:
-        seed, ((sizes, limit),) = drawn_streams(seed, 1)
-        streams = [(FIXED, *edge) for edge in EDGE_RESTARTS] + [(drawn(seed), sizes, limit)]
-    for origin, sizes, limit in streams:
-        context = f"batch sizes {sizes}, limit({limit}) ({origin}), restarted after batch 1"
-        for batch_id, (emitted, checkpoint) in enumerate(
-                restarted_limit_checkpoints(spark, sizes, limit)):
-            answer = ask(read_counter, spark, checkpoint, what="your reader", batch=batch_id,
-                         context=context, revisit=REVISIT_RESTART)
-            check_equal(answer, emitted,
-                        "rows emitted so far, read from the state store",
-                        batch=batch_id, revisit=REVISIT_RESTART, context=context)
-    passed(f"your reader finds the counter, before and after a restart ({len(streams)} stream(s))")
+    run_check(COUNTER_READER, read_counter, seed=seed, example=example)
 
 
 # -- task 4: a query with a limit -----------------------------------------------------------------
@@ -254,23 +307,81 @@ EDGE_CLICKS = ([[(1, "view"), (2, "view")],
                 [(7, "click")], [(8, "view"), (9, "click")]], 2)
 
 
-def _click_streams(example: bool, seed: int | None) -> list[tuple[str, list, int]]:
+def _click_streams(*, seed: int, example: bool) -> list[Case]:
+    """``[batches, n]`` each: the example's stream, or the fixed one and one drawn."""
     if example:
         rng = random.Random(7)
         batches = _event_batches(rng, [3, 4, 2, 5])
         origin = "seed example"
     else:
-        seed = seed_for(seed)
         rng = random.Random(seed)
         batches = _event_batches(rng, batch_sizes(rng, batches=(4, 5), rows=(1, 6)))
         origin = drawn(seed)
     clicks = sum(kind == "click" for batch in batches for _, kind in batch)
     n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
-    drawn_stream = (f"events {batches}, n={n} ({origin})", batches, n)
+    drawn_stream = Case(f"events {batches}, n={n} ({origin})", [batches, n])
     if example:
         return [drawn_stream]
     edge_batches, edge_n = EDGE_CLICKS
-    return [(f"events {edge_batches}, n={edge_n} ({FIXED})", edge_batches, edge_n), drawn_stream]
+    return [Case(f"events {edge_batches}, n={edge_n} ({FIXED})", [edge_batches, edge_n]),
+            drawn_stream]
+
+
+def _clicks_unfinished(first_clicks) -> None:
+    stop_if_unfinished(first_clicks, course_session().createDataFrame([], EVENTS_SCHEMA), 2)
+
+
+def _ask_clicks(first_clicks, case: Case, answers: Answers) -> None:
+    """The learner's query on the stream: the (id, kind) rows of each micro-batch, then the
+    plan's operators and the count in the limit's state."""
+    batches, n = case.about
+    context = case.label
+    spark = course_session()
+
+    def learner_query(events: DataFrame) -> DataFrame:
+        return ask(first_clicks, events, n, what="first_clicks", context=context,
+                   revisit=REVISIT_PLAN)
+
+    with spark_failure_as_lesson("your query", context=context, revisit=REVISIT_PLAN), \
+            StreamRun(spark, EVENTS_SCHEMA, learner_query) as run:
+        for batch_id, rows in enumerate(batches):
+            with spark_failure_as_lesson("your query", batch=batch_id, context=context,
+                                         revisit=REVISIT_PLAN):
+                (batch,) = run.add_batch(rows)
+            answers.add(sorted(plain([row["id"], row["kind"]]) for row in batch.output))
+        answers.add({"operators": run.plan().operator_names(), "count": stored_count(run.state())})
+
+
+def _judge_clicks(case: Case, answers: Answers) -> None:
+    batches, n = case.about
+    context = case.label
+    expected = reference_clicks_per_batch(spark_for_truth(), batches, n)
+    for batch_id in range(len(batches)):
+        check_equal(answers.next(), expected[batch_id],
+                    "the (id, kind) rows this micro-batch emitted",
+                    batch=batch_id, revisit=REVISIT_PLAN, context=context)
+    after = answers.next()
+    names = after["operators"]
+    stateful = [name for name in names if name == "StreamingGlobalLimit"]
+    check_equal(len(stateful), 1, "how many StreamingGlobalLimit operators the plan has",
+                revisit=REVISIT_PLAN, context=" -> ".join(names))
+    check_equal(names[-1], "StreamingGlobalLimit",
+                "the last operator before the sink (source first: "
+                + " -> ".join(names) + ")", revisit=REVISIT_PLAN)
+    if "Filter" not in names or names.index("Filter") > names.index("LocalLimit"):
+        raise CheckFailed("where the filter runs", "Filter before LocalLimit",
+                          " -> ".join(names), revisit=REVISIT_PLAN)
+    # Spark writes the counter once a row has passed the limit: none, no state row.
+    check_equal(after["count"], sum(len(b) for b in expected) or None,
+                "the count in the limit's state row (None: no row yet)",
+                revisit=REVISIT_STATE, context=context)
+
+
+FIRST_CLICKS = declare(Check(
+    "autograder.global_limit.check_first_clicks", cases=_click_streams, ask=_ask_clicks,
+    judge=_judge_clicks, before=_clicks_unfinished,
+    passed=lambda cases: f"your query emits the first clicks batch by batch, with the right "
+                         f"plan ({len(cases)} stream(s))"))
 
 
 def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
@@ -283,38 +394,4 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
     query runs, ``first_clicks`` is called once on an empty DataFrame, so that a query still
     to be written says so at once.
     """
-    spark = course_session()
-    stop_if_unfinished(first_clicks, spark.createDataFrame([], EVENTS_SCHEMA), 2)
-    streams = _click_streams(example, seed)
-    for context, batches, n in streams:
-        expected = reference_clicks_per_batch(spark, batches, n)
-        def learner_query(events: DataFrame) -> DataFrame:
-            return ask(first_clicks, events, n, what="first_clicks", context=context,
-                       revisit=REVISIT_PLAN)
-
-        with spark_failure_as_lesson("your query", context=context, revisit=REVISIT_PLAN), \
-                StreamRun(spark, EVENTS_SCHEMA, learner_query) as run:
-            for batch_id, rows in enumerate(batches):
-                with spark_failure_as_lesson("your query", batch=batch_id, context=context,
-                                             revisit=REVISIT_PLAN):
-                    (batch,) = run.add_batch(rows)
-                got = sorted(plain([row["id"], row["kind"]]) for row in batch.output)
-                check_equal(got, expected[batch_id],
-                            "the (id, kind) rows this micro-batch emitted",
-                            batch=batch_id, revisit=REVISIT_PLAN, context=context)
-            names = run.plan().operator_names()
-            stateful = [name for name in names if name == "StreamingGlobalLimit"]
-            check_equal(len(stateful), 1, "how many StreamingGlobalLimit operators the plan has",
-                        revisit=REVISIT_PLAN, context=" -> ".join(names))
-            check_equal(names[-1], "StreamingGlobalLimit",
-                        "the last operator before the sink (source first: "
-                        + " -> ".join(names) + ")", revisit=REVISIT_PLAN)
-            if "Filter" not in names or names.index("Filter") > names.index("LocalLimit"):
-                raise CheckFailed("where the filter runs", "Filter before LocalLimit",
-                                  " -> ".join(names), revisit=REVISIT_PLAN)
-            # Spark writes the counter once a row has passed the limit: none, no state row.
-            check_equal(stored_count(run.state()), sum(len(b) for b in expected) or None,
-                        "the count in the limit's state row (None: no row yet)",
-                        revisit=REVISIT_STATE, context=context)
-    passed(f"your query emits the first clicks batch by batch, with the right plan "
-           f"({len(streams)} stream(s))")
+    run_check(FIRST_CLICKS, first_clicks, seed=seed, example=example)

@@ -49,6 +49,7 @@ from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPrep
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
                                     GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
 from autograder.grading.guards import GuardedExecute, HideHiddenTestTracebacks
+from autograder.grading.judge import JudgeGradeCells
 
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -67,8 +68,9 @@ c.Execute.error_on_timeout = {{
     "traceback": ["CellTimeoutError: {timeout_message}"]}}
 # A grade cell the learner deleted is put back (nbgrader finds it in the gradebook).
 c.OverwriteCells.add_missing_cells = True
+# The kernel only asks; its answers are judged here, outside it, before nbgrader scores them.
 c.Autograde.autograde_preprocessors = [
-    GuardedExecute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+    GuardedExecute, JudgeGradeCells, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
     AssignLatePenalties, CheckCellMetadata]
 # Feedback shows neither hidden tests nor the tracebacks that would quote them.
 c.GenerateFeedback.preprocessors = [

@@ -252,6 +252,9 @@ class GuardedExecute(Execute):
     extra cell and the marks exist only while it runs."""
 
     def preprocess(self, nb, resources=None, km=None):
+        from .judge import hand_over_answers
+
+        hand_over_answers(nb)  # the kernel about to start only asks; the answers stay here
         guard = _GUARD_CELL.format(modules=checked_modules(nb))
         nb.cells.insert(0, new_code_cell(guard))
         try:
