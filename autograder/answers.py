@@ -151,18 +151,22 @@ def load() -> None:
     grading folder is still open (:func:`autograder.grading.kernel_guard.install`);
     elsewhere the first question calls it."""
     global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded
+    asking = _asking()
     with _lock:
         if not _loaded:
+            # A graded kernel only asks: it holds checkpoints (inputs) and no answer at all.
             RECORDED, RECORDED_CHECKPOINTS, KNOWN = (
-                _recorded(), _recorded_checkpoints(), _known())
+                MappingProxyType({}) if asking else _recorded(), _recorded_checkpoints(),
+                MappingProxyType({}) if asking else _known())
             _loaded = True
 
 
-def judging(answers_file: str | os.PathLike | None) -> None:
-    """Make this process the judge of a grading run: Spark's answers are those the run's
-    solution recorded in ``answers_file`` (and the checkpoints beside it), and a question
-    they do not hold raises :class:`~autograder.feedback.GraderFault` instead of asking
-    Spark (:mod:`autograder.grading.judge`)."""
+@contextlib.contextmanager
+def judging(answers_file: str | os.PathLike | None) -> Iterator[None]:
+    """Inside the block this process is the judge of a grading run: Spark's answers are
+    those the run's solution recorded in ``answers_file`` (and the checkpoints beside it),
+    and a question they do not hold raises :class:`~autograder.feedback.GraderFault`
+    instead of asking Spark (:mod:`autograder.grading.judge`)."""
     global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging
     recorded: dict = {}
     if answers_file:
@@ -172,10 +176,19 @@ def judging(answers_file: str | os.PathLike | None) -> None:
             recorded = {}
     beside = checkpoints_beside(answers_file) if answers_file else None
     with _lock:
+        before = RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging, dict(_asked)
         RECORDED = MappingProxyType(recorded)
         RECORDED_CHECKPOINTS = beside if beside is not None and beside.is_dir() else None
         KNOWN = _known()
         _loaded = _judging = True
+        _asked.clear()
+    try:
+        yield
+    finally:
+        with _lock:
+            RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging, asked = before
+            _asked.clear()
+            _asked.update(asked)
 
 
 def _not_recorded(question: str) -> GraderFault:

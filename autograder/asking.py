@@ -203,13 +203,20 @@ def cases_digest(cases: list[Case]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def make_record(check: Check, seed: int, example: bool, options: dict, cases: list[Case],
+                asked: list[Answers]) -> dict:
+    """What a graded kernel hands in for one call of a check: which check, on which cases,
+    and the learner's answers (plain data)."""
+    return {"check": check.name, "example": example, "options": options, "seed": seed,
+            "cases": cases_digest(cases), "answers": [answers.to_json() for answers in asked]}
+
+
 def write_record(check: Check, seed: int, example: bool, options: dict, cases: list[Case],
                  asked: list[Answers]) -> None:
     """Write the answers into the cell's output, where the grading command reads them."""
     from IPython.display import display
 
-    record = {"check": check.name, "example": example, "options": options, "seed": seed,
-              "cases": cases_digest(cases), "answers": [answers.to_json() for answers in asked]}
+    record = make_record(check, seed, example, options, cases, asked)
     short = check.name.rsplit(".", 1)[-1]
     display({RECORD_TYPE: record,
              "text/plain": f"{short}: your answers on {len(asked)} case(s), handed to the "

@@ -138,9 +138,9 @@ def _each_batch_beside_spark(case: Case, answers: Answers, what: str, revisit: s
     """For every micro-batch of a stream: its id, the learner's answer for it and Spark's
     record of it (:func:`limit_run`)."""
     sizes, limit = case.about
+    answer = answers.next()  # an unfinished task says so before Spark is asked
     truth = limit_run(spark_for_truth(), sizes, limit)
-    got = answer_per_batch(answers.next(), len(truth), f"{what}'s answer", case.label,
-                           revisit=revisit)
+    got = answer_per_batch(answer, len(truth), f"{what}'s answer", case.label, revisit=revisit)
     yield from enumerate(zip(got, truth))
 
 

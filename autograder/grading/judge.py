@@ -29,11 +29,17 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..contract import ANSWERS, ASKING, CHECKPOINTS, GUARD_LOG, SEED
 
-#: The answers file of the run, taken out of this process's environment before a kernel
-#: starts (:func:`hand_over_answers`): only the judge reads it.
-_ANSWERS_FILE: list[str | None] = [None]
-#: Whether this process's kernel only asks (every check its grade cells call is declared).
-_JUDGING: list[bool] = [False]
+@dataclass
+class Handover:
+    """What this process (one notebook's nbgrader) keeps from its kernel: whether the kernel
+    only asks, and the run's answers file, which only the judge reads."""
+
+    judging: bool = False
+    answers_file: str | None = None
+
+
+#: Filled by :func:`hand_over_answers` before the kernel starts.
+HANDOVER = Handover()
 
 
 def hand_over_answers(nb) -> None:
@@ -41,18 +47,20 @@ def hand_over_answers(nb) -> None:
     judge and take it out of the environment the kernel inherits; tell the kernel to only
     ask, and where the recorded checkpoints (inputs, not answers) are.
 
-    A notebook whose grade cells call a check not declared in two halves
-    (:func:`autograder.asking.declare`) is graded as a whole in its kernel, as before."""
+    Without a run's answers (``--streams-per-notebook``: each kernel draws its own streams
+    and asks Spark itself, as under stock nbgrader), or for a notebook whose grade cells
+    call a check not declared in two halves (:func:`autograder.asking.declare`), the kernel
+    judges its own checks."""
     from ..answers import checkpoints_beside
 
-    if not all_checks_declared(nb):
+    answers = os.environ.get(ANSWERS)
+    if not answers or not all_checks_declared(nb):
         return
-    answers = os.environ.pop(ANSWERS, None)
-    if answers:
-        _ANSWERS_FILE[0] = answers
-        os.environ[CHECKPOINTS] = str(checkpoints_beside(answers))
+    del os.environ[ANSWERS]
+    HANDOVER.answers_file = answers
+    os.environ[CHECKPOINTS] = str(checkpoints_beside(answers))
     os.environ[ASKING] = "1"
-    _JUDGING[0] = True
+    HANDOVER.judging = True
 
 
 def all_checks_declared(nb) -> bool:
@@ -141,12 +149,12 @@ class JudgeGradeCells(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         from .. import answers
 
-        if not _JUDGING[0]:
+        if not HANDOVER.judging:
             return nb, resources  # its kernel judged (see hand_over_answers)
-        answers.judging(_ANSWERS_FILE[0])
         self._seed = int(os.environ.get(SEED) or 0)
         self._imported = locked_imports(nb)
-        return super().preprocess(nb, resources)
+        with answers.judging(HANDOVER.answers_file):
+            return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and _nbgrader(cell).get("grade"):
@@ -167,6 +175,10 @@ class JudgeGradeCells(NbGraderPreprocessor):
             record = output.get("data", {}).get(RECORD_TYPE) \
                 if output.get("output_type") in ("display_data", "execute_result") else None
             if record is None:
+                if output.get("output_type") == "stream" and output.get("name") == "stderr":
+                    # The verdict is the judge's: a warning the learner's code wrote (which
+                    # nbgrader would score as a failure) is shown, and costs nothing.
+                    output["name"] = "stdout"
                 outputs.append(output)
                 continue
             verdict = self.judge(record, asks[judged] if judged < len(asks) else None, cell)

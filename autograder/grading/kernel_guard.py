@@ -8,8 +8,9 @@ notebook of a class. What the hook refuses and repairs is described in
 :mod:`autograder.grading.guards`; here it is in named parts, which :func:`install` puts
 together:
 
-* :func:`load_checks`: the checks and the run's answers, read while the grading folder is
-  still open;
+* :func:`load_checks`: the checks, and the recorded checkpoints some of them hand to the
+  learner's code, read while the grading folder is still open (the kernel holds no answer:
+  its checks only ask, :mod:`autograder.asking`);
 * :class:`ClosedFiles`: what a notebook may not open, change or connect SQLite to;
 * :class:`Pristine`: the course's modules, the builtins and IPython's error display as they
   were before the learner's first cell, and how to put them back;
@@ -92,7 +93,7 @@ def report_uncaught_course_faults() -> None:
 
 
 def load_checks(checked: list[str]) -> None:
-    """Import the modules the grade cells call, and read the run's answers
+    """Import the modules the grade cells call, and copy the run's recorded checkpoints
     (:func:`autograder.answers.load`) while the grading folder is still open."""
     for name in checked:
         try:

@@ -10,17 +10,25 @@ learner                what they handed in
 ``per_batch``          believes the limit applies to each micro-batch -> loses tasks 1, 2
 ``row_per_record``     believes the state keeps a row per emitted row -> loses tasks 2, 3
 ``limit_then_filter``  limits the stream first, filters afterwards    -> loses task 4
+``snooper``            takes tasks 1-3's answers from the check's frames and the
+                       toolkit's memory (:mod:`tests.support.learners.introspection`)
+                                                                      -> loses tasks 1-3
+``introspective``      right, with logging, warnings, inspect and tracebacks -> full marks
 =====================  =============================================================
 """
 import json
 
 import pytest
 
+import nbformat
+
 from autograder import global_limit
+from autograder.asking import RECORD_TYPE
 
 from autograder.grading import autograde
 from tests.support.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,
                                       release_notebook, solution_notebook, write_submission)
+from tests.support.learners.introspection import CHAPTER1, HONEST_CHAPTER1
 
 ASSIGNMENT = "01_global_limit"
 FULL = FULL_MARKS[ASSIGNMENT]
@@ -36,6 +44,8 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
         "per_batch": write_submission(ASSIGNMENT, PER_BATCH, tmp_path / "per_batch.ipynb"),
         "row_per_record": write_submission(ASSIGNMENT, ROW_PER_RECORD, tmp_path / "rpr.ipynb"),
         "limit_then_filter": write_submission(ASSIGNMENT, LIMIT_THEN_FILTER, tmp_path / "ltf.ipynb"),
+        "snooper": write_submission(ASSIGNMENT, CHAPTER1, tmp_path / "snooper.ipynb"),
+        "introspective": write_submission(ASSIGNMENT, HONEST_CHAPTER1, tmp_path / "intro.ipynb"),
     }, workdir=course, answers_of=handed_over)
     class_records.keep(ASSIGNMENT, course)
 
@@ -46,6 +56,22 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
     assert grades["row_per_record"].points() == {**FULL, "test_predict_state": 0,
                                                  "test_emitted_so_far": 0}
     assert grades["limit_then_filter"].points() == {**FULL, "test_first_clicks": 0}
+    # Nothing in a graded kernel tells an answer: the check there only asks.
+    assert grades["snooper"].points() == {**FULL, "test_predict_emitted": 0,
+                                          "test_predict_state": 0, "test_emitted_so_far": 0}
+    assert grades["introspective"].points() == FULL
+    assert not grades["introspective"].flags
+
+    # The grading command judged every check outside the kernels: the graded notebooks hold
+    # its verdicts (a lesson, or the passed line), never a record of answers.
+    graded = nbformat.read(course / "autograded" / "per_batch" / ASSIGNMENT
+                           / f"{ASSIGNMENT}.ipynb", 4)
+    outputs = {cell.metadata["nbgrader"]["grade_id"]: cell.outputs for cell in graded.cells
+               if cell.get("metadata", {}).get("nbgrader", {}).get("grade")}
+    assert not [o for cell in outputs.values() for o in cell if RECORD_TYPE in o.get("data", {})]
+    (lesson,) = [o for o in outputs["test_predict_emitted"] if o.output_type == "error"]
+    assert lesson.ename == "CheckFailed" and "rows emitted by this micro-batch" in lesson.evalue
+    assert any("✔" in o.get("text", "") for o in outputs["test_first_clicks"])
 
     # The whole class was graded on one run's streams, and Spark answered them once: the
     # solution ran with the run's seed (here, or in the run whose record was handed over)

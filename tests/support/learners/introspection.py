@@ -1,0 +1,120 @@
+"""Learners who read the course's toolkit and try to take its answers instead of working
+them out: every route to a check's expected value that a Python kernel offers.
+
+* **frames**: walking up from the learner's function to the check that called it
+  (``sys._getframe``, ``inspect.stack``, ``logging.currentframe``, a traceback's
+  ``tb_frame``, a generator's ``gi_frame``) and taking the locals the check compares with;
+* **memory**: Spark's recorded answers and everything the toolkit's modules hold, through
+  ``sys.modules``, ``vars`` and ``getattr``: the answers module's tables, looked up with the
+  key its source shows;
+* **objects handed over**: the attributes and closures of what the check passes in.
+
+In a graded kernel the checks only ask (:mod:`autograder.asking`): none of these routes
+finds an answer there, so each cheat scores zero on every task it touches. :data:`SNOOP`
+is the cheats' shared toolkit, written once and pasted at the top of each cheating cell, as
+a learner would.
+"""
+from __future__ import annotations
+
+#: What every cheating cell starts with: find a value the course holds, by every route.
+SNOOP = r'''
+import inspect, json, logging, sys, traceback
+
+_NAMES = ("truth", "truths", "expected", "spark_did", "emitted", "facts", "again",
+          "outcomes", "files", "listings", "known", "answer_key")
+
+def _frames():
+    """Every frame above this one, by each route Python offers."""
+    seen = []
+    routes = [lambda: sys._getframe(1), lambda: logging.currentframe(),
+              lambda: inspect.currentframe()]
+    try:
+        raise RuntimeError
+    except RuntimeError as error:
+        routes.append(lambda: error.__traceback__.tb_frame)
+    def gen():
+        yield
+    g = gen()
+    routes.append(lambda: g.gi_frame)
+    routes.append(lambda: inspect.stack()[1].frame)
+    for route in routes:
+        try:
+            frame = route()
+        except Exception:
+            continue
+        while frame is not None:
+            if all(frame is not other for other in seen):
+                seen.append(frame)
+            frame = frame.f_back
+    return seen
+
+def _from_frames():
+    for frame in _frames():
+        for name in _NAMES:
+            if name in frame.f_locals and frame.f_locals[name] is not None:
+                return frame.f_locals[name]
+    return None
+
+def _from_memory(question, about):
+    key = f"{question} {json.dumps(about, sort_keys=True)}"
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("autograder"):
+            continue
+        for value in list(vars(module).values()) + [getattr(module, "RECORDED", None)]:
+            try:
+                if key in value:
+                    found = value[key]
+                    return json.loads(found) if isinstance(found, str) else found
+            except Exception:
+                continue
+    return None
+'''
+
+#: Chapter 1: tasks 1 to 3 taken from the check's frames and the toolkit's memory.
+CHAPTER1 = {
+    "predict_emitted": SNOOP + '''
+def predict_emitted(sizes, limit):
+    facts = _from_memory("global_limit.limit_run", [list(sizes), limit]) or _from_frames()
+    if isinstance(facts, list) and facts and isinstance(facts[0], dict):
+        return [fact["emitted"] for fact in facts]
+    return [0] * len(sizes)
+''',
+    "predict_state": SNOOP + '''
+def predict_state(sizes, limit):
+    facts = _from_memory("global_limit.limit_run", [list(sizes), limit]) or _from_frames()
+    if isinstance(facts, list) and facts and isinstance(facts[0], dict):
+        return [{k: fact[k] for k in ("numRowsTotal", "numRowsUpdated", "count")}
+                for fact in facts]
+    return [{} for _ in sizes]
+''',
+    "emitted_so_far": SNOOP + '''
+def emitted_so_far(spark, checkpoint):
+    found = _from_frames()
+    return found if isinstance(found, int) else -1
+''',
+}
+
+#: Chapter 1, right answers written by a learner who uses the introspection a correct
+#: program may use: logging (which looks at frames), warnings, ``inspect.signature``, a
+#: traceback of their own. Full marks.
+HONEST_CHAPTER1 = {
+    "predict_emitted": '''
+import inspect, logging, traceback, warnings
+
+log = logging.getLogger("my-notes")
+
+def predict_emitted(sizes, limit):
+    log.info("called with %s", inspect.signature(predict_emitted))
+    warnings.warn("remember: the limit spans micro-batches", stacklevel=2)
+    try:
+        raise ValueError("a note to myself")
+    except ValueError:
+        traceback.format_exc()
+    traceback.format_stack(limit=3)
+    emitted, left = [], limit
+    for size in sizes:
+        emitted.append(min(size, left))
+        left -= emitted[-1]
+    return emitted
+''',
+}
