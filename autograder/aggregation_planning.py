@@ -25,18 +25,20 @@ when the two disagree.
 """
 from __future__ import annotations
 
+import contextlib
 import random
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .answers import spark_answer
+from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
 from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, plain_value,
-                       reference_answer, seed_for)
-from .feedback import CheckFailed, ask, check_equal, passed, plain, stop_if_unfinished
+                       reference_answer)
+from .feedback import CheckFailed, ask, check_equal, plain, revisiting, stop_if_unfinished
 from .plan import PlanNode, parse_plan, physical_plan
 from .session import course_session, spark_setting
 from .streams import T0, random_events, random_keys
@@ -203,19 +205,34 @@ AGGREGATES = {
 }
 
 
-def random_aggregation(rng: random.Random) -> tuple[str, Callable[[DataFrame], DataFrame], str]:
-    """A streaming aggregation with a random shape: a description, the query, its mode."""
+def drawn_aggregation(rng: random.Random) -> tuple[list[str], int | None]:
+    """The shape of a random streaming aggregation, as plain data: its aggregate functions
+    and, for a session window, its gap in seconds (None: a plain ``groupBy``)."""
     names = rng.sample(sorted(AGGREGATES), rng.randint(1, 3))
-    functions = [AGGREGATES[name]().alias(name) for name in names]
     if rng.random() < 0.5:
+        return names, None
+    return names, rng.randint(3, 8)
+
+
+def aggregation(names: list[str], gap: int | None) -> tuple[str, Callable[[DataFrame], DataFrame], str]:
+    """The aggregation of :func:`drawn_aggregation`'s shape: a description, the query, its
+    mode (the query's columns are built when it runs)."""
+    def functions() -> list:
+        return [AGGREGATES[name]().alias(name) for name in names]
+
+    if gap is None:
         return (f"groupBy('user').agg({', '.join(names)}) in update mode",
-                lambda df: df.groupBy("user").agg(*functions), "update")
-    gap = rng.randint(3, 8)
+                lambda df: df.groupBy("user").agg(*functions()), "update")
     return (f"groupBy('user', session_window('ts', '{gap} seconds')).agg({', '.join(names)})"
             " in append mode",
             lambda df: (df.withWatermark("ts", WATERMARK_DELAY)
                           .groupBy("user", F.session_window("ts", f"{gap} seconds"))
-                          .agg(*functions)), "append")
+                          .agg(*functions())), "append")
+
+
+def random_aggregation(rng: random.Random) -> tuple[str, Callable[[DataFrame], DataFrame], str]:
+    """A streaming aggregation with a random shape: a description, the query, its mode."""
+    return aggregation(*drawn_aggregation(rng))
 
 
 # -- task 1: the mode of each hash aggregate ---------------------------------------------------
@@ -257,6 +274,80 @@ WriteToDataSourceV2 MicroBatchWrite
 """)
 
 
+def _query(about: list) -> tuple[str, Callable[[DataFrame], DataFrame], str]:
+    """The query a case of task 1 plans: ``[description]`` names one of the chapter's
+    examples or :data:`EDGE_QUERIES`; ``[description, names, gap]`` a drawn one."""
+    if len(about) == 1:
+        (description,) = about
+        return next(query for query in EXAMPLE_QUERIES + EDGE_QUERIES if query[0] == description)
+    _, names, gap = about
+    return aggregation(names, gap)
+
+
+@contextlib.contextmanager
+def _planned(spark: SparkSession, about: list) -> Iterator[StreamRun]:
+    """A case's query, run on the example's first micro-batch of events (its run)."""
+    _, build, mode = _query(about)
+    events = [(user, at(second), v) for user, second, v in EXAMPLE_EVENTS[0]]
+    with StreamRun(spark, EVENTS_SCHEMA, build, output_mode=mode) as run:
+        run.add_batch(events)
+        yield run
+
+
+def planned_modes(spark: SparkSession, about: list) -> list[str]:
+    """The modes of the hash aggregates of a case's query, source first, as Spark plans it.
+    Spark is asked once per query (see :mod:`autograder.answers`)."""
+    reference_answer()
+    def ask_spark() -> list[str]:
+        with _planned(spark, about) as run:
+            return [aggregate_mode(node) for node in hash_aggregates(physical_plan(run.query))]
+
+    return spark_answer("aggregation_planning.aggregate_modes", about, ask_spark)
+
+
+def _mode_cases(*, seed: int, example: bool) -> list[Case]:
+    """The queries task 1 plans: the chapter's two examples; or the two :data:`EDGE_QUERIES`,
+    then one plain and one session-window aggregation drawn from the seed."""
+    if example:
+        return [Case(f"{description} (the chapter's examples)", [description])
+                for description, _, _ in EXAMPLE_QUERIES]
+    rng = random.Random(seed)
+    shapes = [drawn_aggregation(rng) for _ in range(2)]
+    if (shapes[0][1] is None) == (shapes[1][1] is None):  # always one of each shape
+        plain_or_session = [drawn_aggregation(rng) for _ in range(20)]
+        shapes[1] = next(shape for shape in plain_or_session
+                         if (shape[1] is None) != (shapes[0][1] is None))
+    drawn_queries = [(aggregation(names, gap)[0], names, gap) for names, gap in shapes]
+    return [Case(f"{description} ({FIXED})", [description]) for description, _, _ in EDGE_QUERIES] + \
+        [Case(f"{description} ({drawn(seed)})", [description, names, gap])
+         for description, names, gap in drawn_queries]
+
+
+def _modes_unfinished(aggregate_modes) -> None:
+    stop_if_unfinished(aggregate_modes, SKETCHED_PLAN)
+
+
+def _ask_modes(aggregate_modes, case: Case, answers: Answers) -> None:
+    """The learner's modes for the plan of the case's query (the plan is the input: Spark
+    plans the query here, and the learner's function reads it)."""
+    with _planned(course_session(), case.about) as run:
+        answers.add(plain(ask(aggregate_modes, physical_plan(run.query), what="aggregate_modes",
+                              context=case.label), "aggregate_modes' answer"))
+
+
+def _judge_modes(case: Case, answers: Answers) -> None:
+    got = answers.next()
+    check_equal(got, planned_modes(spark_for_truth(), case.about),
+                "the modes of the hash aggregates, source first",
+                revisit=REVISIT_BUFFERS, context=case.label)
+
+
+AGGREGATE_MODES = declare(Check(
+    "autograder.aggregation_planning.check_aggregate_modes", cases=_mode_cases,
+    ask=_ask_modes, judge=_judge_modes, before=_modes_unfinished,
+    passed=lambda cases: f"the aggregate modes match Spark's plans for {len(cases)} queries"))
+
+
 def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
                           seed: int | None = None, example: bool = False) -> None:
     """``aggregate_modes(plan)`` must give the mode of every hash aggregate, source first.
@@ -265,63 +356,100 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
     :data:`EDGE_QUERIES`, then one plain and one session-window aggregation with random
     aggregate functions.
     """
-    spark = course_session()
-    stop_if_unfinished(aggregate_modes, SKETCHED_PLAN)
-    if example:
-        cases = [(query, "the chapter's examples") for query in EXAMPLE_QUERIES]
-    else:
-        seed = seed_for(seed)
-        rng = random.Random(seed)
-        queries = [random_aggregation(rng) for _ in range(2)]
-        if len({mode for _, _, mode in queries}) == 1:  # always one of each shape
-            plain_or_session = [random_aggregation(rng) for _ in range(20)]
-            other = next(q for q in plain_or_session if q[2] != queries[0][2])
-            queries[1] = other
-        cases = [(query, FIXED) for query in EDGE_QUERIES] + \
-            [(query, drawn(seed)) for query in queries]
-    events = [(user, at(second), v) for user, second, v in EXAMPLE_EVENTS[0]]
-    for (description, build, mode), label in cases:
-        with StreamRun(spark, EVENTS_SCHEMA, build, output_mode=mode) as run:
-            run.add_batch(events)
-            truth = [aggregate_mode(node) for node in hash_aggregates(physical_plan(run.query))]
-            got = plain(ask(aggregate_modes, physical_plan(run.query), what="aggregate_modes",
-                            context=f"{description} ({label})"), "aggregate_modes' answer")
-        check_equal(got, truth, "the modes of the hash aggregates, source first",
-                    revisit=REVISIT_BUFFERS, context=f"{description} ({label})")
-    passed(f"the aggregate modes match Spark's plans for {len(cases)} queries")
+    run_check(AGGREGATE_MODES, aggregate_modes, seed=seed, example=example)
+
+
+# -- tasks 2 and 3: predictions of groupBy("key").count(), batch by batch -------------------
+def _predicting(what: str, with_partitions: bool):
+    """The asking half of tasks 2 and 3: the learner's answer for a stream, as plain data."""
+    def ask_case(predict, case: Case, answers: Answers) -> None:
+        batches, partitions = case.about
+        args = [[list(b) for b in batches]] + ([partitions] if with_partitions else [])
+        answer = ask(predict, *args, what=what, context=case.label)
+        with revisiting(REVISIT_RESTORE_SAVE, case.label):
+            answers.add(plain(answer, f"{what}' answer"))
+    return ask_case
+
+
+def _each_batch_beside_spark(case: Case, answers: Answers, what: str):
+    """For every micro-batch of a stream: its id, the learner's answer for it (a dict) and
+    Spark's record of it (:func:`keyed_count_run`)."""
+    batches, partitions = case.about
+    answer = answers.next()
+    truth = keyed_count_run(spark_for_truth(), batches, partitions)
+    got = answer_per_batch(answer, len(truth), f"{what}' answer", case.label,
+                           revisit=REVISIT_RESTORE_SAVE)
+    for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
+        yield batch_id, batch_dict(mine, batch_id, case.label, revisit=REVISIT_RESTORE_SAVE), \
+            spark_did
 
 
 # -- task 2: what restore and save leave in the state ------------------------------------------
+def _count_cases(*, seed: int, example: bool) -> list[Case]:
+    """``[batches, partitions]`` each: the example's keys; or the fixed keys and a drawn one."""
+    if example:
+        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
+    else:
+        streams = [(FIXED, EDGE_KEYS, None), (drawn(seed), random_keys(random.Random(seed)), None)]
+    return [Case(f"micro-batches of keys {batches} ({label})", [batches, partitions])
+            for label, batches, partitions in streams]
+
+
+def _judge_counts(case: Case, answers: Answers) -> None:
+    for batch_id, mine, spark_did in _each_batch_beside_spark(case, answers, "predict_counts"):
+        check_equal(mine.get("state"), spark_did["state"],
+                    "the state rows after this micro-batch, {key: count}",
+                    batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=case.label)
+        check_equal(mine.get("output"), spark_did["output"],
+                    "the rows this micro-batch emitted in update mode, {key: count}",
+                    batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=case.label)
+
+
+PREDICTED_COUNTS = declare(Check(
+    "autograder.aggregation_planning.check_predicted_counts", cases=_count_cases,
+    ask=_predicting("predict_counts", with_partitions=False), judge=_judge_counts,
+    passed=lambda cases: f"your outputs and state rows match Spark, batch by batch "
+                         f"({len(cases)} stream(s))"))
+
+
 def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches)`` must give, per micro-batch of ``groupBy("key").count()`` in
     update mode, ``{"output": {key: count}, "state": {key: count}}``: the rows the batch
     emits and the state store's rows after it (dicts: the order of keys does not matter)."""
-    spark = course_session()
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
-    else:
-        seed = seed_for(seed)
-        streams = [(FIXED, EDGE_KEYS, None), (drawn(seed), random_keys(random.Random(seed)), None)]
-    for label, batches, partitions in streams:
-        context = f"micro-batches of keys {batches} ({label})"
-        answer = ask(predict, [list(b) for b in batches], what="predict_counts", context=context)
-        truth = keyed_count_run(spark, batches, partitions)
-        got = answer_per_batch(answer, len(truth), "predict_counts' answer", context,
-                               revisit=REVISIT_RESTORE_SAVE)
-        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            mine = batch_dict(mine, batch_id, context, revisit=REVISIT_RESTORE_SAVE)
-            check_equal(mine.get("state"), spark_did["state"],
-                        "the state rows after this micro-batch, {key: count}",
-                        batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
-            check_equal(mine.get("output"), spark_did["output"],
-                        "the rows this micro-batch emitted in update mode, {key: count}",
-                        batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=context)
-    passed(f"your outputs and state rows match Spark, batch by batch ({len(streams)} stream(s))")
+    run_check(PREDICTED_COUNTS, predict, seed=seed, example=example)
 
 
 # -- task 3: state store instances and state metrics -------------------------------------------
 METRIC_FIELDS = ("numRowsTotal", "numRowsUpdated", "numStateStoreInstances")
+
+
+def _metric_cases(*, seed: int, example: bool) -> list[Case]:
+    """``[batches, partitions]`` each: the example's keys; or the fixed streams and a drawn one."""
+    if example:
+        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
+    else:
+        rng = random.Random(seed)
+        streams = [(FIXED, batches, partitions) for batches, partitions in EDGE_PARTITIONS]
+        streams.append((drawn(seed), random_keys(rng), rng.choice([3, 4])))
+    return [Case(f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})",
+                 [batches, partitions]) for label, batches, partitions in streams]
+
+
+def _judge_metrics(case: Case, answers: Answers) -> None:
+    for batch_id, mine, spark_did in _each_batch_beside_spark(case, answers, "predict_metrics"):
+        for field in METRIC_FIELDS:
+            revisit = (REVISIT_PARTITIONS if field == "numStateStoreInstances"
+                       else REVISIT_RESTORE_SAVE)
+            check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
+                        batch=batch_id, revisit=revisit, context=case.label)
+
+
+PREDICTED_METRICS = declare(Check(
+    "autograder.aggregation_planning.check_predicted_metrics", cases=_metric_cases,
+    ask=_predicting("predict_metrics", with_partitions=True), judge=_judge_metrics,
+    passed=lambda cases: f"your state metrics match Spark, batch by batch "
+                         f"({len(cases)} stream(s))"))
 
 
 def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]], *,
@@ -329,32 +457,79 @@ def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]
     """``predict(batches, partitions)`` must give, per micro-batch of ``groupBy("key")
     .count()`` run with ``partitions`` shuffle partitions, the state operator's
     ``numRowsTotal``, ``numRowsUpdated`` and ``numStateStoreInstances``."""
-    spark = course_session()
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
-    else:
-        seed = seed_for(seed)
-        rng = random.Random(seed)
-        streams = [(FIXED, batches, partitions) for batches, partitions in EDGE_PARTITIONS]
-        streams.append((drawn(seed), random_keys(rng), rng.choice([3, 4])))
-    for label, batches, partitions in streams:
-        context = f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})"
-        answer = ask(predict, [list(b) for b in batches], partitions, what="predict_metrics",
-                     context=context)
-        truth = keyed_count_run(spark, batches, partitions)
-        got = answer_per_batch(answer, len(truth), "predict_metrics' answer", context,
-                               revisit=REVISIT_RESTORE_SAVE)
-        for batch_id, (mine, spark_did) in enumerate(zip(got, truth)):
-            mine = batch_dict(mine, batch_id, context, revisit=REVISIT_RESTORE_SAVE)
-            for field in METRIC_FIELDS:
-                revisit = (REVISIT_PARTITIONS if field == "numStateStoreInstances"
-                           else REVISIT_RESTORE_SAVE)
-                check_equal(mine.get(field), spark_did[field], f"{field} of this micro-batch",
-                            batch=batch_id, revisit=revisit, context=context)
-    passed(f"your state metrics match Spark, batch by batch ({len(streams)} stream(s))")
+    run_check(PREDICTED_METRICS, predict, seed=seed, example=example)
 
 
 # -- task 4: a sessionized aggregation ---------------------------------------------------------
+SESSION_OPERATORS = ("SessionWindowStateStoreRestore", "MergingSessions",
+                     "SessionWindowStateStoreSave")
+
+
+def _emitted_after(number: int) -> str:
+    return (f"the sessions emitted after input batch {number} (with the no-data "
+            "micro-batch the watermark may trigger)")
+
+
+def _held_after(number: int) -> str:
+    return f"the sessions held in the state after input batch {number}, as [user, start, end]"
+
+
+def _session_cases(*, seed: int, example: bool) -> list[Case]:
+    """``[batches, gap]`` each: the example's events; or the fixed ones and drawn ones."""
+    if example:
+        streams = [(EXAMPLE, EXAMPLE_EVENTS, EXAMPLE_GAP)]
+    else:
+        streams = [(FIXED, *EDGE_SESSIONS), (drawn(seed), *random_events(random.Random(seed)))]
+    return [Case(f"events (user, second, v) {batches}, gap {gap} s ({label})", [batches, gap])
+            for label, batches, gap in streams]
+
+
+def _sessions_unfinished(sessions) -> None:
+    stop_if_unfinished(sessions, course_session().createDataFrame([], EVENTS_SCHEMA), EXAMPLE_GAP)
+
+
+def _ask_sessions(sessions, case: Case, answers: Answers) -> None:
+    """The learner's query on the stream: the plan's operators, then, per input batch, the
+    rows it emitted and the sessions its state holds (as :func:`session_run` reads them)."""
+    batches, gap = case.about
+    context = case.label
+    got, plan = ask(session_run, course_session(), batches, lambda df: sessions(df, gap),
+                    what="your sessions query", context=context, revisit=REVISIT_SESSIONS)
+    answers.add(list(plan.operator_names()))
+    for number, mine in enumerate(got):
+        with revisiting(REVISIT_SESSIONS, context):
+            answers.add(plain(mine["output"], _emitted_after(number)))
+        with revisiting(REVISIT_SESSIONS, context):
+            answers.add(plain(mine["state"], _held_after(number)))
+
+
+def _judge_sessions(case: Case, answers: Answers) -> None:
+    batches, gap = case.about
+    context = case.label
+    names = answers.next()
+    for operator in SESSION_OPERATORS:
+        if operator not in names:
+            raise CheckFailed(f"{operator} in your query's plan", operator,
+                              " -> ".join(names), revisit=REVISIT_SESSIONS,
+                              context=context)
+    truth = spark_answer("aggregation_planning.reference_sessions", [batches, gap],
+                         lambda: session_run(spark_for_truth(), batches,
+                                             lambda df: reference_sessions(df, gap))[0])
+    for number, spark_did in enumerate(truth):
+        # Micro-batch ids and input batches differ: the watermark adds no-data batches.
+        check_equal(answers.next(), spark_did["output"], _emitted_after(number),
+                    revisit=REVISIT_SESSIONS, context=context)
+        check_equal(answers.next(), spark_did["state"], _held_after(number),
+                    revisit=REVISIT_SESSIONS, context=context)
+
+
+SESSIONS = declare(Check(
+    "autograder.aggregation_planning.check_sessions", cases=_session_cases, ask=_ask_sessions,
+    judge=_judge_sessions, before=_sessions_unfinished,
+    passed=lambda cases: f"your sessions and their state match Spark, batch by batch "
+                         f"({len(cases)} stream(s))"))
+
+
 def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
                    seed: int | None = None, example: bool = False) -> None:
     """``sessions(events, gap_seconds)`` must count the events and sum ``v`` per user and
@@ -365,34 +540,4 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
     emitted (with the no-data micro-batch the watermark triggers, compared as a set), the
     sessions the state holds after each batch, and the plan's session-window state operators.
     """
-    spark = course_session()
-    stop_if_unfinished(sessions, spark.createDataFrame([], EVENTS_SCHEMA), EXAMPLE_GAP)
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_EVENTS, EXAMPLE_GAP)]
-    else:
-        seed = seed_for(seed)
-        streams = [(FIXED, *EDGE_SESSIONS), (drawn(seed), *random_events(random.Random(seed)))]
-    for label, batches, gap in streams:
-        context = f"events (user, second, v) {batches}, gap {gap} s ({label})"
-        got, plan = ask(session_run, spark, batches, lambda df: sessions(df, gap),
-                        what="your sessions query", context=context, revisit=REVISIT_SESSIONS)
-        names = plan.operator_names()
-        for operator in ("SessionWindowStateStoreRestore", "MergingSessions",
-                         "SessionWindowStateStoreSave"):
-            if operator not in names:
-                raise CheckFailed(f"{operator} in your query's plan", operator,
-                                  " -> ".join(names), revisit=REVISIT_SESSIONS,
-                                  context=context)
-        truth = spark_answer("aggregation_planning.reference_sessions", [batches, gap],
-                             lambda: session_run(spark, batches,
-                                                 lambda df: reference_sessions(df, gap))[0])
-        for number, (mine, spark_did) in enumerate(zip(got, truth)):
-            # Micro-batch ids and input batches differ: the watermark adds no-data batches.
-            check_equal(mine["output"], spark_did["output"],
-                        f"the sessions emitted after input batch {number} (with the no-data "
-                        "micro-batch the watermark may trigger)",
-                        revisit=REVISIT_SESSIONS, context=context)
-            check_equal(mine["state"], spark_did["state"],
-                        f"the sessions held in the state after input batch {number}, as "
-                        "[user, start, end]", revisit=REVISIT_SESSIONS, context=context)
-    passed(f"your sessions and their state match Spark, batch by batch ({len(streams)} stream(s))")
+    run_check(SESSIONS, sessions, seed=seed, example=example)

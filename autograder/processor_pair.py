@@ -2,25 +2,28 @@
 
 Chapter 4's checks do not compare a learner's processor with rows written down in advance.
 A check is a **scenario**: a function ``play(steps)`` that feeds micro-batches
-(``steps.add(rows)``), restarts the query (``steps.run.restart()``) and reads the operator
+(``steps.add(rows)``), restarts the query (``steps.restart()``) and reads the operator
 back in between (``steps.compare(reader, ...)``), over a stream whose parts run side by side
-with keys of their own (:class:`~autograder.tws_streams.Stream`). :func:`against_course`
-plays it twice:
+with keys of their own (:class:`~autograder.tws_streams.Stream`). A scenario is played in
+the two halves of a check (:mod:`autograder.asking`):
 
-1. with the course's processor, recording what each step gave: the rows every micro-batch
-   emitted, and every reading (state rows, timers, metrics);
-2. with the learner's processor, comparing each step with that record as it happens, so a
-   difference stops the check at the micro-batch where it appeared. Each part is compared
-   on its own keys, so the lesson names the part the difference is in, then what no part
-   owns (metrics, a failing query, a key in no part) with the whole stream. A difference
-   in the fixed part is told first: one in the seed's part waits for the scenario's end,
-   in case the fixed part shows the same belief later, whatever the seed drew.
+1. **asking** (:func:`play_learner`) plays it with the learner's processor alone, and keeps
+   what each step gave as plain data: the rows every micro-batch emitted, and every reading
+   (state rows, timers, metrics). It plays the whole scenario: its inputs do not depend on
+   what came back, and the judging half stops at the first difference;
+2. **judging** (:func:`judge_against_course`) plays it again without Spark, comparing each
+   step's answer with the course's processor's run (:func:`course_run`) in the same order,
+   so a difference is told at the micro-batch where it appeared. Each part is compared on
+   its own keys, so the lesson names the part the difference is in, then what no part owns
+   (metrics, a failing query, a key in no part) with the whole stream. A difference in the
+   fixed part is told first: one in the seed's part waits for the scenario's end, in case
+   the fixed part shows the same belief later, whatever the seed drew.
 
 What Spark does with the course's processor depends on the scenario alone (its streams and
-settings), so the first run is asked for through :func:`~autograder.answers.spark_answer`:
-once per process, once per class when grading (the solution's run records it for every
+settings), so its run is asked for through :func:`~autograder.answers.spark_answer`: once
+per process, once per class when grading (the solution's run records it for every
 learner), and never for a worked example (recorded with the course). A learner's query runs
-only the learner's operator.
+only the learner's operator, and a graded kernel never runs the course's.
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StatefulProcessor
 
 from .answers import spark_answer
+from .asking import Answers
 from .checking import plain_value, spark_failure_as_lesson
 from .driver import BatchRecord, StreamRun
 from .feedback import CheckFailed, check_equal, stop_if_unfinished
@@ -44,6 +48,9 @@ Build = Callable[[DataFrame, StatefulProcessor], DataFrame]
 OpenRun = Callable[[StatefulProcessor], ContextManager[StreamRun]]
 #: Reads something back from the run's transformWithState operator: ``reader(run, 0)``.
 Reader = Callable[[StreamRun, int], Any]
+#: Called on the micro-batches a step ran (the course's run and the learner's), to make
+#: sure the scenario ran as it must: ``then(records)``.
+AfterAdd = Callable[[list[BatchRecord]], None]
 #: The operator id of the only transformWithState operator of a check's query.
 OPERATOR = 0
 
@@ -71,7 +78,8 @@ def _owned_by(value: Any, owns: Callable[[Any], bool]) -> Any:
 
 
 class _Steps:
-    """What a scenario is played with: its run, the micro-batches so far, its stream."""
+    """What a scenario is played with on Spark: its run, the micro-batches so far, its
+    stream."""
 
     def __init__(self, run: StreamRun, stream: Stream):
         self.run, self.stream, self.context = run, stream, stream.context
@@ -81,6 +89,10 @@ class _Steps:
         """What ``reader`` reads back from the processor being played."""
         return reader(self.run, OPERATOR)
 
+    def restart(self) -> None:
+        """Stop the query and start it again on its checkpoint."""
+        self.run.restart()
+
 
 class _CourseSteps(_Steps):
     """Plays a scenario with the course's processor and records what every step gave."""
@@ -89,24 +101,55 @@ class _CourseSteps(_Steps):
         super().__init__(run, stream)
         self.recorded: list = []
 
-    def add(self, rows: list) -> list[BatchRecord]:
+    def add(self, rows: list, *, then: AfterAdd | None = None) -> None:
         records = self.run.add_batch(rows)
         self.records.extend(records)
         self.recorded.append(["emitted", [[r.batch_id, emitted(r)] for r in records]])
-        return records
+        if then is not None:
+            then(records)
 
     def compare(self, reader: Reader, what: str, *, revisit: str) -> None:
         self.recorded.append(["read", _as_data(self.read(reader))])
 
+    def require(self, reader: Reader, expected: Any, what: str, *, revisit: str) -> None:
+        """What only the learner's processor is held to: nothing to record."""
 
-class _LearnerSteps(_Steps):
-    """Plays a scenario with the learner's processor and compares every step with the
-    course's record of it."""
 
-    def __init__(self, run: StreamRun, stream: Stream, recorded: list, *, revisit: str,
-                 life_cycle: str):
+class _AskedSteps(_Steps):
+    """Plays a scenario with the learner's processor and keeps what every step gave, in
+    order: per :meth:`add`, ``[[batch id, rows], ...]`` for the micro-batches it ran; per
+    :meth:`compare` or :meth:`require`, the reading."""
+
+    def __init__(self, run: StreamRun, stream: Stream, answers: Answers, *, life_cycle: str):
         super().__init__(run, stream)
-        self.recorded, self.revisit, self.life_cycle = list(recorded), revisit, life_cycle
+        self.answers, self.life_cycle = answers, life_cycle
+
+    def add(self, rows: list, *, then: AfterAdd | None = None) -> None:
+        """Feed one batch of input rows; keep the rows every micro-batch it ran emitted."""
+        with spark_failure_as_lesson("the streaming query running your processor",
+                                     revisit=self.life_cycle, context=self.context):
+            records = self.run.add_batch(rows)
+        self.records.extend(records)
+        self.answers.add([[record.batch_id, emitted(record)] for record in records])
+        if then is not None:
+            then(records)
+
+    def compare(self, reader: Reader, what: str, *, revisit: str) -> None:
+        self.answers.add(_as_data(self.read(reader)))
+
+    def require(self, reader: Reader, expected: Any, what: str, *, revisit: str) -> None:
+        self.answers.add(_as_data(self.read(reader)))
+
+
+class _JudgedSteps:
+    """Plays a scenario again without Spark: every step takes the learner's answer for it
+    and compares it with the course's record of it."""
+
+    def __init__(self, stream: Stream, recorded: list, answers: Answers, *, revisit: str):
+        self.stream, self.context = stream, stream.context
+        self.recorded, self.answers, self.revisit = list(recorded), answers, revisit
+        #: The id of the last micro-batch the learner's query ran (None before any).
+        self.last_batch: int | None = None
         #: The first difference in the seed's part, told only if the fixed part shows none.
         self.deferred: CheckFailed | None = None
 
@@ -140,52 +183,81 @@ class _LearnerSteps(_Steps):
         assert recorded_kind == kind, f"the scenario played {kind} where the course's run had {recorded_kind}"
         return value
 
-    def add(self, rows: list) -> list[BatchRecord]:
-        """Feed one batch of input rows; every micro-batch it runs must emit the course's rows."""
-        with spark_failure_as_lesson("the streaming query running your processor",
-                                     revisit=self.life_cycle, context=self.context):
-            records = self.run.add_batch(rows)
-        self.records.extend(records)
+    def add(self, rows: list, *, then: AfterAdd | None = None) -> None:
+        """Every micro-batch the learner's query ran for this batch of input rows must have
+        emitted the course's rows."""
+        ran = self.answers.next()   # where the learner's query failed, its lesson
+        got = _micro_batches(ran)
         expected = {batch_id: course_rows for batch_id, course_rows in self._expected("emitted")}
-        got = {record.batch_id: emitted(record) for record in records}
+        if ran:
+            self.last_batch = ran[-1][0]
         # Not pyspark.testing.assertDataFrameEqual: the course's side is a recording (JSON,
         # asked of Spark once per class), and a difference must be a lesson, not an assertion.
         for batch_id in sorted(set(expected) | set(got)):
             self._check(got.get(batch_id, []), expected.get(batch_id, []),
                         "the rows your processor emitted in this micro-batch",
                         batch=batch_id, revisit=self.revisit)
-        return records
+
+    def restart(self) -> None:
+        """Nothing to compare: the restart is the scenario's, not the processor's."""
 
     def compare(self, reader: Reader, what: str, *, revisit: str) -> None:
-        """``reader`` must read the same from the learner's operator as from the course's."""
-        self._check(_as_data(self.read(reader)), self._expected("read"), what,
-                    batch=self.records[-1].batch_id if self.records else None, revisit=revisit)
+        """The learner's operator must have read the same as the course's."""
+        self._check(self.answers.next(), self._expected("read"), what, batch=self.last_batch,
+                    revisit=revisit)
+
+    def require(self, reader: Reader, expected: Any, what: str, *, revisit: str) -> None:
+        """The learner's operator must have read ``expected`` (whatever the course's did)."""
+        check_equal(self.answers.next(), expected, what, revisit=revisit, context=self.context)
 
 
-def against_course(question: str, about: Any, open_run: OpenRun, *, learner: StatefulProcessor,
-                   course: StatefulProcessor, play: Callable[[_Steps], None], stream: Stream,
-                   revisit: str, life_cycle: str) -> _LearnerSteps:
-    """Play ``play`` with the course's processor (asked once: ``question`` and ``about``, the
-    scenario's streams and settings, name it), then with the learner's, comparing each step.
+def _micro_batches(ran: Any) -> dict:
+    """``{batch id: rows}`` of one step's answer, ``[[batch id, rows], ...]``."""
+    if not isinstance(ran, list) or not all(
+            isinstance(entry, list) and len(entry) == 2 and type(entry[0]) is int
+            and isinstance(entry[1], list) for entry in ran):
+        raise CheckFailed("the record of your answers", "answers as the check wrote them",
+                          "something else")
+    return {batch_id: rows for batch_id, rows in ran}
 
-    ``stream`` is what ``play`` feeds: its parts name a difference in a failure's lesson;
-    ``revisit`` is the section a difference in the emitted rows sends the learner to,
-    ``life_cycle`` the one a failing query does. Returns the learner's steps (their
-    micro-batches, in ``records``).
-    """
+
+def play_learner(open_run: OpenRun, learner: StatefulProcessor, *, play: Callable,
+                 stream: Stream, answers: Answers, life_cycle: str) -> None:
+    """The asking half: play ``play`` with the learner's processor alone and ``answers.add``
+    what every step gave. ``stream`` is what ``play`` feeds; ``life_cycle`` is the section a
+    failing query sends the learner to (its lesson stops the asking there)."""
+    with open_run(learner) as run:
+        play(_AskedSteps(run, stream, answers, life_cycle=life_cycle))
+
+
+def course_run(question: str, about: Any, open_run: Callable[[], OpenRun], *,
+               course: StatefulProcessor, play: Callable, stream: Stream) -> list:
+    """What every step of ``play`` gave with the course's processor, asked of Spark once
+    (``question`` and ``about``, the scenario's streams and settings, name it).
+    ``open_run()`` gives the query to play it in; it is called only when Spark is asked."""
     def ask_spark() -> list:
-        with open_run(course) as run:
+        with open_run()(course) as run:
             steps = _CourseSteps(run, stream)
             play(steps)
         return steps.recorded
 
-    recorded = spark_answer(question, about, ask_spark)
-    with open_run(learner) as run:
-        steps = _LearnerSteps(run, stream, recorded, revisit=revisit, life_cycle=life_cycle)
-        play(steps)
+    return spark_answer(question, about, ask_spark)
+
+
+def judge_against_course(recorded: list, answers: Answers, *, play: Callable, stream: Stream,
+                         revisit: str) -> None:
+    """The judging half: play ``play`` again, comparing the learner's answers, step by step
+    and part by part, with ``recorded`` (:func:`course_run`). ``revisit`` is the section a
+    difference in the emitted rows sends the learner to."""
+    steps = _JudgedSteps(stream, recorded, answers, revisit=revisit)
+    play(steps)
     if steps.deferred:
         raise steps.deferred
-    return steps
+
+
+def micro_batches_run(recorded: list) -> int:
+    """How many micro-batches a recorded run (:func:`course_run`) ran."""
+    return sum(len(value) for kind, value in recorded if kind == "emitted")
 
 
 def query_of(spark, schema: str, build: Build, *settings: Callable[[], ContextManager]) -> OpenRun:

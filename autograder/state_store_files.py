@@ -32,12 +32,13 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .answers import spark_answer, spark_answers, spark_checkpoints
-from .checking import EXAMPLE, FIXED, answer_per_batch, drawn, reference_answer, seed_for
+from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
+from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .checking import EXAMPLE, FIXED, answer_per_batch, drawn, reference_answer
 from .checkpoint_files import (HDFS_PROVIDER, error_class, logged_batches, settings,
                                state_files)
 from .driver import StreamRun
-from .feedback import ask, check_equal, passed, plain, stop_if_unfinished
+from .feedback import ask, check_equal, plain, revisiting, stop_if_unfinished
 from .session import course_session
 
 CHAPTER = "chapter 5, The state store itself"
@@ -120,36 +121,51 @@ def version_files(spark: SparkSession, way: str, batches: int, min_deltas: int) 
     return spark_answer("state_store_files.version_files", [way, batches, min_deltas], ask_spark)
 
 
-def _file_cases(example: bool, seed: int | None, cases: int) -> list[tuple[str, tuple]]:
+def _file_cases(*, seed: int, example: bool, cases: int) -> list[Case]:
+    """``[way, batches, min_deltas]`` each: the example's, or the fixed ones and some drawn."""
     def named(case, origin):
         way, batches, min_deltas = case
-        return (f"way {way!r}, {batches} micro-batches, minDeltasForSnapshot {min_deltas} "
-                f"({origin})", case)
+        return Case(f"way {way!r}, {batches} micro-batches, minDeltasForSnapshot {min_deltas} "
+                    f"({origin})", list(case))
     if example:
         return [named(EXAMPLE_FILES, EXAMPLE)]
-    seed = seed_for(seed)
     rng = random.Random(seed)
     drawn_cases = [(rng.choice(WAYS), rng.randint(3, 7), rng.randint(0, 4)) for _ in range(cases)]
     return [named(case, FIXED) for case in EDGE_FILES] + [named(c, drawn(seed)) for c in drawn_cases]
+
+
+def _ask_files(predict, case: Case, answers: Answers) -> None:
+    way, batches, min_deltas = case.about
+    answer = ask(predict, way, batches, min_deltas, what="predict_files", context=case.label,
+                 revisit=REVISIT_FILES)
+    with revisiting(REVISIT_FILES, case.label):
+        answers.add(plain(answer, "predict_files's answer"))
+
+
+def _judge_files(case: Case, answers: Answers) -> None:
+    way, batches, min_deltas = case.about
+    answer = answers.next()
+    truth = version_files(spark_for_truth(), way, batches, min_deltas)
+    got = answer_per_batch(answer, len(truth), "predict_files's answer", case.label,
+                           revisit=REVISIT_FILES)
+    for batch_id, (mine, files) in enumerate(zip(got, truth)):
+        # Sorted by repr: names of any type sort, and "10.zip" after "9.zip" on both sides.
+        mine = sorted(mine, key=repr) if isinstance(mine, list) else mine
+        check_equal(mine, sorted(files, key=repr), "the version files of a partition after this "
+                    "micro-batch", batch=batch_id, revisit=REVISIT_FILES, context=case.label)
+
+
+PREDICTED_FILES = declare(Check(
+    "autograder.state_store_files.check_predicted_files", cases=_file_cases, ask=_ask_files,
+    judge=_judge_files, options={"cases": 2},
+    passed=lambda cases: "the files on disk match Spark's, micro-batch by micro-batch"))
 
 
 def check_predicted_files(predict: Callable[[str, int, int], list], *, seed: int | None = None,
                           cases: int = 2, example: bool = False) -> None:
     """``predict(way, batches, min_deltas)`` must give, after each micro-batch, the names of
     the version files in one partition's folder (in any order)."""
-    spark = course_session()
-    for context, (way, batches, min_deltas) in _file_cases(example, seed, cases):
-        answer = ask(predict, way, batches, min_deltas, what="predict_files", context=context,
-                     revisit=REVISIT_FILES)
-        truth = version_files(spark, way, batches, min_deltas)
-        got = answer_per_batch(answer, len(truth), "predict_files's answer", context,
-                               revisit=REVISIT_FILES)
-        for batch_id, (mine, files) in enumerate(zip(got, truth)):
-            # Sorted by repr: names of any type sort, and "10.zip" after "9.zip" on both sides.
-            mine = sorted(mine, key=repr) if isinstance(mine, list) else mine
-            check_equal(mine, sorted(files, key=repr), "the version files of a partition after this "
-                        "micro-batch", batch=batch_id, revisit=REVISIT_FILES, context=context)
-    passed("the files on disk match Spark's, micro-batch by micro-batch")
+    run_check(PREDICTED_FILES, predict, seed=seed, example=example, cases=cases)
 
 
 # -- task 2: the state as a micro-batch committed it ----------------------------------------
@@ -173,6 +189,13 @@ def read_back_checkpoints(spark: SparkSession, batches: list, retain: int) -> tu
     micro-batch once the stream is over (its counts read back through the ``statestore``
     source, or ``None`` when that version is gone) and a copy of the final checkpoint."""
     reference_answer()
+    ((facts, checkpoint),) = spark_checkpoints("state_store_files.read_back", [batches, retain],
+                                               _read_back_run(spark, batches, retain))
+    return facts, checkpoint
+
+
+def _read_back_run(spark: SparkSession | None, batches: list, retain: int):
+    """How :func:`read_back_checkpoints` runs its query: ``run_query(keep)``."""
     def run_query(keep) -> None:
         run = _run(spark, batches, way_settings("rocksdb", retain=retain))
         try:
@@ -190,10 +213,57 @@ def read_back_checkpoints(spark: SparkSession, batches: list, retain: int) -> tu
             keep(facts, run.checkpoint)
         finally:
             run.close()
+    return run_query
 
-    ((facts, checkpoint),) = spark_checkpoints("state_store_files.read_back", [batches, retain],
-                                               run_query)
-    return facts, checkpoint
+
+def _read_cases(*, seed: int, example: bool) -> list[Case]:
+    """``[batches, retain]`` each: the example's stream, or the fixed ones and one drawn."""
+    if example:
+        streams = [(EXAMPLE, *EXAMPLE_READS)]
+    else:
+        rng = random.Random(seed)
+        streams = [(FIXED, *edge) for edge in EDGE_READS]
+        streams.append((drawn(seed), user_batches(rng, rng.randint(3, 6)), rng.randint(1, 3)))
+    return [Case(f"users per micro-batch {[[u for (u,) in b] for b in batches]}, "
+                 f"minBatchesToRetain {retain} ({origin})", [batches, retain])
+            for origin, batches, retain in streams]
+
+
+def _reader_unfinished(counts_at) -> None:
+    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
+        stop_if_unfinished(counts_at, course_session(), empty_checkpoint, 0)
+
+
+def _ask_reader(counts_at, case: Case, answers: Answers) -> None:
+    """The learner's reader on a copy of the stream's final checkpoint, about every
+    micro-batch (Spark's facts, None in a graded kernel, are not looked at)."""
+    batches, retain = case.about
+    spark = course_session()
+    _, checkpoint = read_back_checkpoints(spark, batches, retain)
+    try:
+        for batch_id in range(len(batches)):
+            answer = ask(counts_at, spark, checkpoint, batch_id, what="counts_at",
+                         batch=batch_id, context=case.label, revisit=REVISIT_READING)
+            answers.add(plain(answer))
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+def _judge_reader(case: Case, answers: Answers) -> None:
+    batches, retain = case.about
+    (facts,) = spark_facts("state_store_files.read_back", [batches, retain],
+                           _read_back_run(spark_for_truth(), batches, retain))
+    for batch_id, expected in enumerate(facts):
+        check_equal(answers.next(), expected,
+                    "each user's count as this micro-batch committed it (None: gone)",
+                    batch=batch_id, revisit=REVISIT_READING, context=case.label)
+
+
+STATE_READER = declare(Check(
+    "autograder.state_store_files.check_state_reader", cases=_read_cases, ask=_ask_reader,
+    judge=_judge_reader, before=_reader_unfinished,
+    passed=lambda cases: f"your reader finds each micro-batch's state, or knows it is gone "
+                         f"({len(cases)} stream(s))"))
 
 
 def check_state_reader(counts_at: Callable[[SparkSession, str, int], dict | None], *,
@@ -205,31 +275,7 @@ def check_state_reader(counts_at: Callable[[SparkSession, str, int], dict | None
     answer is compared with the sink's output up to that micro-batch (the counts) and with
     whether Spark can still read the version.
     """
-    spark = course_session()
-    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
-        stop_if_unfinished(counts_at, spark, empty_checkpoint, 0)
-    if example:
-        streams = [(EXAMPLE, *EXAMPLE_READS)]
-    else:
-        seed = seed_for(seed)
-        rng = random.Random(seed)
-        streams = [(FIXED, *edge) for edge in EDGE_READS]
-        streams.append((drawn(seed), user_batches(rng, rng.randint(3, 6)), rng.randint(1, 3)))
-    for origin, batches, retain in streams:
-        context = (f"users per micro-batch {[[u for (u,) in b] for b in batches]}, "
-                   f"minBatchesToRetain {retain} ({origin})")
-        facts, checkpoint = read_back_checkpoints(spark, batches, retain)
-        try:
-            for batch_id, expected in enumerate(facts):
-                answer = ask(counts_at, spark, checkpoint, batch_id, what="counts_at",
-                             batch=batch_id, context=context, revisit=REVISIT_READING)
-                check_equal(plain(answer), expected,
-                            "each user's count as this micro-batch committed it (None: gone)",
-                            batch=batch_id, revisit=REVISIT_READING, context=context)
-        finally:
-            shutil.rmtree(checkpoint, ignore_errors=True)
-    passed(f"your reader finds each micro-batch's state, or knows it is gone "
-           f"({len(streams)} stream(s))")
+    run_check(STATE_READER, counts_at, seed=seed, example=example)
 
 
 # -- task 3: what a restart runs again -------------------------------------------------------
@@ -283,37 +329,81 @@ def restarted_checkpoints(spark: SparkSession, losses: list) -> list[tuple[list[
     return spark_checkpoints("state_store_files.restarts", [RESTART_BATCHES, losses], run_query)
 
 
+def _loss_cases(*, seed: int, example: bool) -> list[Case]:
+    """One case per list of lost commits, each with all of them (``losses``: Spark restarts
+    one run's checkpoint for all) and its place among them (``index``). The label leaves
+    out what the logs hold: that is read from the damaged checkpoint (:func:`_restart_context`)."""
+    if example:
+        losses, origins = EXAMPLE_LOSSES, [EXAMPLE]
+    else:
+        rng = random.Random(seed)
+        drawn_loss = sorted(rng.sample(range(4), rng.randint(1, 3)))
+        losses, origins = EDGE_LOSSES + [drawn_loss], [FIXED] * len(EDGE_LOSSES) + [drawn(seed)]
+    return [Case(f"micro-batches 0 to 3 ran, then {_what_was_lost(lost)} deleted ({origin})",
+                 {"losses": losses, "index": index, "origin": origin})
+            for index, (lost, origin) in enumerate(zip(losses, origins))]
+
+
+def _what_was_lost(lost: list[int] | None) -> str:
+    return "all of commits/" if lost is None else \
+        ("no commit file" if not lost else f"commits/{' and '.join(map(str, lost))}")
+
+
+def _restart_context(case: Case, checkpoint: str) -> str:
+    """How lessons name a case of task 3: what was lost, and what the damaged logs hold."""
+    about = case.about
+    return (f"micro-batches 0 to 3 ran, then {_what_was_lost(about['losses'][about['index']])} "
+            f"deleted; the logs hold offsets {logged_batches(checkpoint, 'offsets')}, commits "
+            f"{logged_batches(checkpoint, 'commits')} ({about['origin']})")
+
+
+def _restarted(spark: SparkSession | None, case: Case) -> tuple[list[int], str, str]:
+    """The case's restart: the micro-batches it ran again (None in a graded kernel), the
+    lessons' context, read from the damaged checkpoint, and a copy of that checkpoint."""
+    runs = restarted_checkpoints(spark, case.about["losses"])
+    again, checkpoint = runs[case.about["index"]]
+    for index, (_, other) in enumerate(runs):
+        if index != case.about["index"]:
+            shutil.rmtree(other, ignore_errors=True)
+    return again, _restart_context(case, checkpoint), checkpoint
+
+
+def _restart_unfinished(runs_again) -> None:
+    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
+        stop_if_unfinished(runs_again, empty_checkpoint)
+
+
+def _ask_restart(runs_again, case: Case, answers: Answers) -> None:
+    _, context, checkpoint = _restarted(course_session(), case)
+    try:
+        answer = ask(runs_again, checkpoint, what="runs_again", context=context,
+                     revisit=REVISIT_RESTART)
+        answers.add(plain(answer, "runs_again's answer"))
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+def _judge_restart(case: Case, answers: Answers) -> None:
+    got = answers.next()
+    again, context, checkpoint = _restarted(spark_for_truth(), case)
+    shutil.rmtree(checkpoint, ignore_errors=True)
+    check_equal(sorted(got, key=repr) if isinstance(got, list) else got,
+                sorted(again, key=repr),
+                "the micro-batches the restart ran again", revisit=REVISIT_RESTART,
+                context=context)
+
+
+RESTART_READER = declare(Check(
+    "autograder.state_store_files.check_restart_reader", cases=_loss_cases, ask=_ask_restart,
+    judge=_judge_restart, before=_restart_unfinished,
+    passed=lambda cases: f"you know what a restart runs again ({len(cases)} checkpoint(s))"))
+
+
 def check_restart_reader(runs_again: Callable[[str], list[int]], *, seed: int | None = None,
                          example: bool = False) -> None:
     """``runs_again(checkpoint)`` must list the micro-batches a restart on this checkpoint
     runs again, read from its logs alone (the query is not running)."""
-    with tempfile.TemporaryDirectory(prefix="no-query-yet-") as empty_checkpoint:
-        stop_if_unfinished(runs_again, empty_checkpoint)
-    if example:
-        losses, origins = EXAMPLE_LOSSES, [EXAMPLE]
-    else:
-        seed = seed_for(seed)
-        rng = random.Random(seed)
-        drawn_loss = sorted(rng.sample(range(4), rng.randint(1, 3)))
-        losses, origins = EDGE_LOSSES + [drawn_loss], [FIXED] * len(EDGE_LOSSES) + [drawn(seed)]
-    runs = restarted_checkpoints(course_session(), losses)
-    for lost, origin, (again, checkpoint) in zip(losses, origins, runs):
-        what_was_lost = "all of commits/" if lost is None else \
-            ("no commit file" if not lost else f"commits/{' and '.join(map(str, lost))}")
-        context = (f"micro-batches 0 to 3 ran, then {what_was_lost} deleted; the logs hold "
-                   f"offsets {logged_batches(checkpoint, 'offsets')}, commits "
-                   f"{logged_batches(checkpoint, 'commits')} ({origin})")
-        try:
-            answer = ask(runs_again, checkpoint, what="runs_again", context=context,
-                         revisit=REVISIT_RESTART)
-            got = plain(answer, "runs_again's answer")
-            check_equal(sorted(got, key=repr) if isinstance(got, list) else got,
-                        sorted(again, key=repr),
-                        "the micro-batches the restart ran again", revisit=REVISIT_RESTART,
-                        context=context)
-        finally:
-            shutil.rmtree(checkpoint, ignore_errors=True)
-    passed(f"you know what a restart runs again ({len(losses)} checkpoint(s))")
+    run_check(RESTART_READER, runs_again, seed=seed, example=example)
 
 
 # -- task 4: what a change between two runs does ----------------------------------------------
@@ -410,23 +500,43 @@ def drawn_change(rng: random.Random) -> dict:
     return change
 
 
+def _change_cases(*, seed: int, example: bool) -> list[Case]:
+    """One case per change, each with all of them (``changes``: Spark answers them from one
+    run) and its place among them (``index``)."""
+    if example:
+        changes = [(EXAMPLE, EXAMPLE_CHANGE)]
+    else:
+        changes = [(FIXED, change) for change in EDGE_CHANGES]
+        changes.append((drawn(seed), drawn_change(random.Random(seed))))
+    every = [change for _, change in changes]
+    return [Case(f"change between the runs: {change} ({origin})",
+                 {"changes": every, "index": index})
+            for index, (origin, change) in enumerate(changes)]
+
+
+def _ask_change(predict, case: Case, answers: Answers) -> None:
+    change = case.about["changes"][case.about["index"]]
+    answer = ask(predict, dict(change), what="restart_error", context=case.label,
+                 revisit=REVISIT_CHANGES)
+    answers.add(plain(answer))
+
+
+def _judge_change(case: Case, answers: Answers) -> None:
+    got = answers.next()
+    truth = restart_outcomes(spark_for_truth(), case.about["changes"])[case.about["index"]]
+    check_equal(got, truth, "the error class of the restart (None: it goes on)",
+                revisit=REVISIT_CHANGES, context=case.label)
+
+
+RESTART_OUTCOME = declare(Check(
+    "autograder.state_store_files.check_restart_outcome", cases=_change_cases,
+    ask=_ask_change, judge=_judge_change,
+    before=lambda predict: stop_if_unfinished(predict, dict(EXAMPLE_CHANGE)),
+    passed=lambda cases: f"you know what {len(cases)} change(s) between two runs do"))
+
+
 def check_restart_outcome(predict: Callable[[dict], str | None], *, seed: int | None = None,
                           example: bool = False) -> None:
     """``predict(change)`` must give the error class a restart after ``change`` stops with
     (``None`` when the query goes on)."""
-    stop_if_unfinished(predict, dict(EXAMPLE_CHANGE))
-    if example:
-        changes = [(EXAMPLE, EXAMPLE_CHANGE)]
-    else:
-        seed = seed_for(seed)
-        changes = [(FIXED, change) for change in EDGE_CHANGES]
-        changes.append((drawn(seed), drawn_change(random.Random(seed))))
-    truths = restart_outcomes(course_session(), [change for _, change in changes])
-    for (origin, change), truth in zip(changes, truths):
-        context = f"change between the runs: {change} ({origin})"
-        answer = ask(predict, dict(change), what="restart_error", context=context,
-                     revisit=REVISIT_CHANGES)
-        check_equal(plain(answer), truth,
-                    "the error class of the restart (None: it goes on)",
-                    revisit=REVISIT_CHANGES, context=context)
-    passed(f"you know what {len(changes)} change(s) between two runs do")
+    run_check(RESTART_OUTCOME, predict, seed=seed, example=example)

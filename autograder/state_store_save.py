@@ -36,10 +36,11 @@ from pyspark.sql import functions as F
 
 from . import save_model
 from .answers import spark_answer
+from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn,
                        reference_answer, seed_for, side_by_side)
 from .driver import StreamRun
-from .feedback import CheckFailed, ask, check_equal, passed, plain
+from .feedback import CheckFailed, GraderFault, ask, check_equal, plain
 from .session import course_session
 from .streams import T0
 
@@ -174,13 +175,20 @@ EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7]], 10),
                 ([[3, 8], [15], [9]], 2)]
 
 
-def _cases(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:
+def _streams(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:
     """The streams a check runs: the chapter's example; or the edge streams and the seed's."""
     if example:
         return [(EXAMPLE_BATCHES, EXAMPLE_DELAY, EXAMPLE)]
     seed = seed_for(seed)
     return [(batches, delay, FIXED) for batches, delay in EDGE_STREAMS] + \
         [(*random_case(seed), drawn(seed))]
+
+
+def _cases(*, seed: int, example: bool) -> list[Case]:
+    """The cases of tasks 1 and 2, ``[batches, delay, origin]`` each, run in the three modes
+    (a lesson names the mode: :func:`describe`)."""
+    return [Case(describe(batches, delay, origin), [batches, delay, origin])
+            for batches, delay, origin in _streams(seed, example)]
 
 
 def describe(batches, delay, origin, mode=None) -> str:
@@ -212,51 +220,83 @@ def _moved(truth, i) -> bool:
     return truth[i]["watermark"] != truth[i - 1]["watermark"]
 
 
-def _compare_per_mode(predict, what: str, seed: int | None, example: bool, compare) -> int:
-    """Ask ``predict(batches, mode, delay)`` for every stream and mode, run Spark on the same
-    stream in the three modes, and call ``compare(mine, did, context, mode)`` for every
-    micro-batch Spark ran. Returns the number of streams."""
-    spark = course_session()
-    cases = _cases(seed, example)
-    for batches, delay, origin in cases:
-        answers = {mode: _ask(predict, batches, mode, delay, what=what,
-                              context=describe(batches, delay, origin, mode))
-                   for mode in save_model.MODES}
-        truth = spark_runs(spark, batches, delay)
+def _asking_per_mode(what: str):
+    """The asking half of tasks 1 and 2: ``predict(batches, mode, delay)`` in every mode, as
+    plain data, all three before any is compared."""
+    def ask_case(predict, case: Case, answers: Answers) -> None:
+        batches, delay, origin = case.about
+        for mode in save_model.MODES:
+            answers.add(_ask(predict, batches, mode, delay, what=what,
+                             context=describe(batches, delay, origin, mode)))
+    return ask_case
+
+
+def _judging_per_mode(compare):
+    """The judging half of tasks 1 and 2: Spark runs the stream in the three modes, and
+    ``compare(mine, did, context, mode)`` is called for every micro-batch Spark ran."""
+    def judge_case(case: Case, answers: Answers) -> None:
+        batches, delay, origin = case.about
+        mine = {mode: answers.next() for mode in save_model.MODES}
+        # The judge's session is None: side_by_side then asks one mode after the other,
+        # each answer the recorded one.
+        truth = spark_runs(spark_for_truth(), batches, delay)
         for mode in save_model.MODES:
             context = describe(batches, delay, origin, mode)
-            for mine, did in zip(_per_batch(answers[mode], truth[mode], context), truth[mode]):
-                compare(mine, did, context, mode)
-    return len(cases)
+            for entry, did in zip(_per_batch(mine[mode], truth[mode], context), truth[mode]):
+                compare(entry, did, context, mode)
+    return judge_case
+
+
+def in_order(rows: list) -> list:
+    """The learner's rows in the order Spark's are compared in; rows that do not sort (of
+    mixed kinds, which cannot be right) in the order of their text, rather than an error."""
+    try:
+        return sorted(rows)
+    except TypeError:
+        return sorted(rows, key=repr)
 
 
 # -- task 1: what each micro-batch emits ------------------------------------------------------------
+def _compare_output(mine, did, context, mode) -> None:
+    check_equal(in_order(mine) if isinstance(mine, list) else mine, did["output"],
+                "the [window start, count] rows this micro-batch emitted",
+                batch=did["batch_id"], revisit=REVISIT[mode], context=context)
+
+
+PREDICTED_OUTPUT = declare(Check(
+    "autograder.state_store_save.check_predicted_output", cases=_cases,
+    ask=_asking_per_mode("predict_output"), judge=_judging_per_mode(_compare_output),
+    passed=lambda cases: f"your predicted output matches Spark in all three modes "
+                         f"({len(cases)} streams)"))
+
+
 def check_predicted_output(predict: Callable[[list[list[int]], str, int], list], *,
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs (no-data
     ones included), the rows it emits: a list of ``[window start, count]`` (in any order)."""
-    def compare(mine, did, context, mode) -> None:
-        check_equal(sorted(mine) if isinstance(mine, list) else mine, did["output"],
-                    "the [window start, count] rows this micro-batch emitted",
-                    batch=did["batch_id"], revisit=REVISIT[mode], context=context)
-
-    streams = _compare_per_mode(predict, "predict_output", seed, example, compare)
-    passed(f"your predicted output matches Spark in all three modes ({streams} streams)")
+    run_check(PREDICTED_OUTPUT, predict, seed=seed, example=example)
 
 
 # -- task 2: the row counts of every micro-batch ----------------------------------------------------
+def _compare_metrics(mine, did, context, mode) -> None:
+    mine = batch_dict(mine, did["batch_id"], context, revisit=REVISIT_METRICS)
+    for name in METRIC_NAMES:
+        check_equal(mine.get(name), did["metrics"][name], name,
+                    batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)
+
+
+PREDICTED_METRICS = declare(Check(
+    "autograder.state_store_save.check_predicted_metrics", cases=_cases,
+    ask=_asking_per_mode("predict_metrics"), judge=_judging_per_mode(_compare_metrics),
+    passed=lambda cases: f"your predicted row counts match Spark in all three modes "
+                         f"({len(cases)} streams)"))
+
+
 def check_predicted_metrics(predict: Callable[[list[list[int]], str, int], list], *,
                             seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs, a dict of
     ``numRowsTotal``, ``numRowsUpdated``, ``numRowsRemoved``, ``numRowsDroppedByWatermark``."""
-    def compare(mine, did, context, mode) -> None:
-        mine = batch_dict(mine, did["batch_id"], context, revisit=REVISIT_METRICS)
-        for name in METRIC_NAMES:
-            check_equal(mine.get(name), did["metrics"][name], name,
-                        batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)
-
-    streams = _compare_per_mode(predict, "predict_metrics", seed, example, compare)
-    passed(f"your predicted row counts match Spark in all three modes ({streams} streams)")
+    run_check(PREDICTED_METRICS, predict, seed=seed, example=example)
 
 
 # -- task 3: choosing the watermark delay -----------------------------------------------------------
@@ -267,6 +307,135 @@ def dropped_rows(facts: list[dict]) -> int:
     return sum(batch["metrics"]["numRowsDroppedByWatermark"] for batch in facts)
 
 
+def _delay_cases(*, seed: int, example: bool) -> list[Case]:
+    """The streams ``choose`` is asked about, each case's ``about`` its batches."""
+    if example:
+        streams = [(EXAMPLE_DELAY_BATCHES, "the chapter's example")]
+    else:
+        streams = [(batches, origin) for batches, _, origin in _streams(seed, example)]
+    return [Case(f"append mode, events per micro-batch {batches} ({origin})", batches)
+            for batches, origin in streams]
+
+
+def _whole_delay(delay, context: str) -> int:
+    """The learner's delay as an int, or the lesson that it is not a whole number >= 0."""
+    if type(delay) is float and delay.is_integer():
+        delay = int(delay)
+    if type(delay) is not int or delay < 0:
+        raise CheckFailed("the delay must be a whole number of seconds, 0 or more",
+                          "an int >= 0", delay, context=context)
+    return delay
+
+
+def _ask_delay(choose, case: Case, answers: Answers) -> None:
+    """The learner's delay, then what Spark drops from the stream with it.
+
+    Which delay Spark runs with is the learner's choice, so the solution's run may not have
+    recorded that run; a lesson then needs Spark's count of dropped groups (the judge
+    decides whether anything is dropped from the runs the solution's run recorded, see
+    :func:`_judge_delay`). The facts of a run of the learner's own choosing are no secret:
+    the kernel runs it when the chapter's model (:mod:`autograder.save_model`) expects
+    something dropped, and records Spark's count; when the model expects nothing dropped it
+    runs nothing (a right delay costs no Spark run) and records None.
+    """
+    batches, context = case.about, case.label
+    delay = _whole_delay(_ask(choose, batches, what="smallest_delay", context=context), context)
+    answers.add(delay)
+    expected = sum(batch.metrics["numRowsDroppedByWatermark"]
+                   for batch in save_model.run(batches, "append", delay, WINDOW))
+    answers.add(dropped_rows(spark_run(course_session(), batches, "append", delay))
+                if expected else None)
+
+
+def _judge_delay(case: Case, answers: Answers) -> None:
+    batches, context = case.about, case.label
+    delay = _whole_delay(answers.next(), context)
+    counted = answers.next()
+    dropped = _dropped_with(batches, [delay] + ([delay - 1] if delay > 0 else []))
+    if dropped[delay] is None:
+        dropped[delay] = _dropped_beyond_the_record(batches, delay, counted, context)
+    check_equal(dropped[delay], 0,
+                f"groups dropped by the watermark with a delay of {delay} s",
+                revisit=REVISIT_DELAY, context=context)
+    if delay > 0 and (dropped[delay - 1] == 0 if dropped[delay - 1] is not None
+                      else _nothing_dropped(batches, delay - 1)):
+        raise CheckFailed(f"with {delay - 1} s nothing is dropped either: your delay is "
+                          "not the smallest", f"a delay below {delay}", delay,
+                          revisit=REVISIT_DELAY, context=context)
+
+
+def _dropped_with(batches: list[list[int]], delays: list[int]) -> dict[int, int | None]:
+    """The groups Spark drops from the stream in Append mode with each delay: asked of
+    Spark (a self-check, side by side), or the solution's run's record of it (the grading
+    command's judge; None for a delay it did not run)."""
+    spark = spark_for_truth()
+    if spark is None:
+        return _recorded_drops(batches, delays)
+    runs = side_by_side(spark, {d: functools.partial(spark_run, spark, batches, "append", d)
+                                for d in delays})
+    return {d: dropped_rows(facts) for d, facts in runs.items()}
+
+
+def _recorded_drops(batches: list[list[int]], delays) -> dict[int, int | None]:
+    """In the grading command's judge: the groups dropped with each delay as the solution's
+    run recorded them (None for a delay it did not run)."""
+    found: dict[int, int | None] = {}
+    for d in delays:
+        try:
+            found[d] = dropped_rows(spark_run(None, batches, "append", d))
+        except GraderFault:
+            found[d] = None  # not recorded: not one the solution's run ran
+    return found
+
+
+def _nothing_dropped(batches: list[list[int]], delay: int) -> bool:
+    """Whether Spark drops nothing with ``delay``, from the delays the solution's run
+    recorded (the judge's: a learner's delay may be one it never ran).
+
+    A longer delay holds the watermark of every micro-batch further back, so it drops a part
+    of what a shorter one drops: nothing dropped with a recorded delay at or below
+    ``delay`` means nothing dropped with it; something dropped with one at or above it
+    means something dropped with it. The solution's run records its own smallest delay and
+    the one a second shorter, so every delay is one or the other.
+    """
+    latest = max((event for events in batches for event in events), default=0)
+    recorded = {d: n for d, n in _recorded_drops(batches, range(latest + WINDOW + 2)).items()
+                if n is not None}
+    if any(n == 0 and d <= delay for d, n in recorded.items()):
+        return True
+    if any(n > 0 and d >= delay for d, n in recorded.items()):
+        return False
+    raise GraderFault("the solution's run recorded no answer of Spark to "
+                      f"state_store_save.spark_run in Append mode for the stream {batches} "
+                      f"that tells what a delay of {delay} s drops: grade this class again")
+
+
+def _dropped_beyond_the_record(batches: list[list[int]], delay: int, counted,
+                               context: str) -> int:
+    """What Spark drops with a delay the solution's run did not run: nothing, or (the lesson
+    shows it) the count the learner's kernel had Spark make (:func:`_ask_delay`)."""
+    if _nothing_dropped(batches, delay):
+        return 0
+    if counted is None:
+        expected = sum(batch.metrics["numRowsDroppedByWatermark"]
+                       for batch in save_model.run(batches, "append", delay, WINDOW))
+        if not expected:
+            raise GraderFault(f"the chapter's model drops nothing from {batches} with a delay "
+                              f"of {delay} s, Spark drops groups: the kernel asked no count")
+    if type(counted) is not int or counted <= 0:
+        raise CheckFailed("the record of your answers",
+                          "the groups Spark dropped with your delay, as the check counted them",
+                          counted, context=context)
+    return counted
+
+
+DELAY = declare(Check(
+    "autograder.state_store_save.check_smallest_delay", cases=_delay_cases, ask=_ask_delay,
+    judge=_judge_delay,
+    passed=lambda cases: f"your delays are the smallest that drop nothing "
+                         f"({len(cases)} stream(s))"))
+
+
 def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int | None = None,
                          example: bool = False) -> None:
     """``choose(batches)`` gives the smallest delay, in whole seconds, for which the
@@ -275,70 +444,68 @@ def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int 
     Spark runs the query with that delay (nothing may be dropped) and with one second less
     (something must be dropped, or the delay was not the smallest).
     """
-    spark = course_session()
-    if example:
-        cases = [(EXAMPLE_DELAY_BATCHES, "the chapter's example")]
-    else:
-        cases = [(batches, origin) for batches, _, origin in _cases(seed, example)]
-    for batches, origin in cases:
-        context = f"append mode, events per micro-batch {batches} ({origin})"
-        delay = _ask(choose, batches, what="smallest_delay", context=context)
-        if type(delay) is float and delay.is_integer():
-            delay = int(delay)
-        if type(delay) is not int or delay < 0:
-            raise CheckFailed("the delay must be a whole number of seconds, 0 or more",
-                              "an int >= 0", delay, context=context)
-        _check_delay(spark, batches, delay, context)
-    passed(f"your delays are the smallest that drop nothing ({len(cases)} stream(s))")
-
-
-def _check_delay(spark: SparkSession, batches: list[list[int]], delay: int, context: str) -> None:
-    delays = [delay] + ([delay - 1] if delay > 0 else [])
-    results = side_by_side(spark, {d: functools.partial(spark_run, spark, batches, "append", d)
-                                   for d in delays})
-    check_equal(dropped_rows(results[delay]), 0,
-                f"groups dropped by the watermark with a delay of {delay} s",
-                revisit=REVISIT_DELAY, context=context)
-    if delay > 0 and dropped_rows(results[delay - 1]) == 0:
-        raise CheckFailed(f"with {delay - 1} s nothing is dropped either: your delay is "
-                          "not the smallest", f"a delay below {delay}", delay,
-                          revisit=REVISIT_DELAY, context=context)
+    run_check(DELAY, choose, seed=seed, example=example)
 
 
 # -- task 4: the Update-mode step of the model ------------------------------------------------------
+def _update_cases(*, seed: int, example: bool) -> list[Case]:
+    return [Case(describe(batches, delay, origin, "update"), [batches, delay])
+            for batches, delay, origin in _streams(seed, example)]
+
+
+def _ask_update_step(step, case: Case, answers: Answers) -> None:
+    """The model driven by the learner's step over the whole stream: each micro-batch's
+    ``[output, metrics]``, as plain data."""
+    batches, delay = case.about
+    context = case.label
+
+    def learner_step(state, events, watermark, size):
+        answer = ask(step, dict(state), list(events), watermark, size, what="update_step",
+                     context=context)
+        if not (isinstance(answer, (tuple, list)) and len(answer) == 3):
+            raise CheckFailed("update_step must return (output, new_state, metrics)",
+                              "a tuple of three", type(answer).__name__, context=context)
+        output, new_state, metrics = answer
+        return (plain(output, "update_step's output"), _int_dict(new_state, context),
+                plain(metrics, "update_step's metrics"))
+
+    model = save_model.run(batches, "update", delay, step=learner_step)
+    answers.add([[mine.output, mine.metrics] for mine in model])
+
+
+def _judge_update_step(case: Case, answers: Answers) -> None:
+    batches, delay = case.about
+    context = case.label
+    model = answers.next()
+    if type(model) is not list or not all(type(m) is list and len(m) == 2 for m in model):
+        raise CheckFailed("the record of your answers", "[output, metrics] per micro-batch",
+                          "something else", context=context)
+    truth = spark_run(spark_for_truth(), batches, "update", delay)
+    check_equal(len(model), len(truth), f"how many micro-batches your step's model ran "
+                f"(Spark ran: {_batch_kinds(truth)})", revisit=REVISIT_NO_DATA,
+                context=context)
+    for (output, metrics), did in zip(model, truth):
+        check_equal(in_order(output) if isinstance(output, list) else output, did["output"],
+                    "the [window start, count] rows emitted (your step, driven by the model)",
+                    batch=did["batch_id"], revisit=REVISIT["update"], context=context)
+        for name in METRIC_NAMES:
+            got = metrics.get(name) if isinstance(metrics, dict) else metrics
+            check_equal(got, did["metrics"][name], name, batch=did["batch_id"],
+                        revisit=REVISIT_METRICS, context=context)
+
+
+UPDATE_STEP = declare(Check(
+    "autograder.state_store_save.check_update_step", cases=_update_cases, ask=_ask_update_step,
+    judge=_judge_update_step,
+    passed=lambda cases: f"your Update step agrees with Spark on every micro-batch "
+                         f"({len(cases)} streams)"))
+
+
 def check_update_step(step: save_model.Step, *, seed: int | None = None,
                       example: bool = False) -> None:
     """``step(state, events, watermark, size)`` must do one Update-mode micro-batch; the
     model driven by it must agree with Spark on output and row counts, batch by batch."""
-    spark = course_session()
-    cases = _cases(seed, example)
-    for batches, delay, origin in cases:
-        context = describe(batches, delay, origin, "update")
-
-        def learner_step(state, events, watermark, size):
-            answer = ask(step, dict(state), list(events), watermark, size, what="update_step",
-                         context=context)
-            if not (isinstance(answer, (tuple, list)) and len(answer) == 3):
-                raise CheckFailed("update_step must return (output, new_state, metrics)",
-                                  "a tuple of three", type(answer).__name__, context=context)
-            output, new_state, metrics = answer
-            return (plain(output, "update_step's output"), _int_dict(new_state, context),
-                    plain(metrics, "update_step's metrics"))
-
-        model = save_model.run(batches, "update", delay, step=learner_step)
-        truth = spark_run(spark, batches, "update", delay)
-        check_equal(len(model), len(truth), f"how many micro-batches your step's model ran "
-                    f"(Spark ran: {_batch_kinds(truth)})", revisit=REVISIT_NO_DATA,
-                    context=context)
-        for mine, did in zip(model, truth):
-            check_equal(sorted(mine.output), did["output"],
-                        "the [window start, count] rows emitted (your step, driven by the model)",
-                        batch=did["batch_id"], revisit=REVISIT["update"], context=context)
-            for name in METRIC_NAMES:
-                got = mine.metrics.get(name) if isinstance(mine.metrics, dict) else mine.metrics
-                check_equal(got, did["metrics"][name], name, batch=did["batch_id"],
-                            revisit=REVISIT_METRICS, context=context)
-    passed(f"your Update step agrees with Spark on every micro-batch ({len(cases)} streams)")
+    run_check(UPDATE_STEP, step, seed=seed, example=example)
 
 
 def _int_dict(value, context: str) -> dict[int, int]:

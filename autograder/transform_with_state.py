@@ -14,13 +14,14 @@ The ideas they test, in the chapter's words:
   state back").
 
 Each ``check_*`` plays a scenario (the chapter's example, or a fixed edge stream beside a
-seeded one, each with keys of its own: :mod:`autograder.tws_streams`) with the course's
-reference processor, then with the learner's through the same query, and compares per
-micro-batch (:mod:`autograder.processor_pair`), part by part: the rows emitted,
-the state left in the store (every state variable, read with ``stateVarName``, and the
-timers) and the operator's custom metrics. Spark's run of the reference is asked once
-(:mod:`autograder.answers`): a worked example's is recorded with the course, a class's by
-the solution's run.
+seeded one, each with keys of its own: :mod:`autograder.tws_streams`) with the learner's
+processor, in two halves (:mod:`autograder.asking`): asking plays it and keeps what every
+step gave; judging compares that, per micro-batch and part by part, with the course's
+reference processor's run of the same scenario through the same query
+(:mod:`autograder.processor_pair`): the rows emitted, the state left in the store (every
+state variable, read with ``stateVarName``, and the timers) and the operator's custom
+metrics. Spark's run of the reference is asked once (:mod:`autograder.answers`): a worked
+example's is recorded with the course, a class's by the solution's run.
 """
 from __future__ import annotations
 
@@ -32,17 +33,19 @@ from datetime import timedelta
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
-from .checking import reference_answer, seed_for
+from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .checking import reference_answer
 from .contract import SEED
-from .driver import StreamRun
-from .feedback import check_equal, passed
-from .processor_pair import Build, against_course, query_of, quick_try
+from .driver import BatchRecord, StreamRun
+from .processor_pair import (Build, course_run, judge_against_course, micro_batches_run,
+                             play_learner, query_of, quick_try)
 from .session import course_session
 from .streams import T0
 from .tws_state import (batch_timestamp_ms, custom_metrics, ms, no_data_batches_disabled,
                         pending_timers, state_rows_per_key, state_variables, stored_keys,
                         stored_values, ttl_expiries, ttl_expiries_per_key)
-from .tws_streams import HOUR_MS, Stream, count_cases, dedup_runs, first_n_stream, session_stream
+from .tws_streams import (EXAMPLE_FIRST, HOUR_MS, Stream, count_cases, dedup_runs,
+                          first_n_stream, session_stream)
 
 CHAPTER = "chapter 4, transformWithState"
 REVISIT_LIFE_CYCLE = f'{CHAPTER}, section "The processor\'s life cycle"'
@@ -104,19 +107,13 @@ def sessions(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
                   .transformWithState(processor, SESSION_OUT, "Append", "EventTime"))
 
 
-def check_session_tracker(tracker: type, *, seed: int | None = None,
-                          example: bool = False) -> None:
-    """``tracker(gap_ms)`` must emit one summary per closed session, keep exactly one timer
-    per open session, and leave no state behind a closed one.
+def _session_cases(*, seed: int, example: bool) -> list[Case]:
+    """The stream of task 1: the chapter's example, or the fixed part beside the seed's."""
+    chosen = None if example else seed
+    return [Case(session_stream(chosen).context, {"seed": chosen})]
 
-    After every micro-batch the check compares, with the course's processor: the rows
-    emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
-    """
-    spark = course_session()
-    stream = session_stream(None if example else seed_for(seed))
-    quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
-              eventTimeExtractor=lambda row: ms(row.ts))
-    _after_warm_up()
+
+def _sessions_play(stream: Stream):
     def play(steps) -> None:
         for rows in stream.batches:
             steps.add([(user, T0 + timedelta(seconds=at)) for user, at in rows])
@@ -126,13 +123,55 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
             steps.compare(pending_timers, "the timers registered after this micro-batch, "
                           "as [user, expiry ms] (exactly one per open session: a new "
                           "event replaces the timer)", revisit=REVISIT_TIMERS)
+    return play
 
-    played = against_course(
-        "transform_with_state.sessions", [SESSION_GAP_MS, [stream.batches]],
-        query_of(spark, SESSION_SCHEMA, sessions), learner=tracker(SESSION_GAP_MS),
-        course=CourseSessionTracker(SESSION_GAP_MS), play=play, stream=stream,
-        revisit=REVISIT_TIMERS, life_cycle=REVISIT_LIFE_CYCLE)
-    passed(f"your sessions match Spark's reference over {len(played.records)} micro-batches")
+
+def _sessions_unfinished(tracker: type) -> None:
+    quick_try(tracker(SESSION_GAP_MS), {"ann": [Row(user="ann", ts=T0)]}, time_mode="EventTime",
+              eventTimeExtractor=lambda row: ms(row.ts))
+    _after_warm_up()
+
+
+def _ask_sessions(tracker: type, case: Case, answers: Answers) -> None:
+    stream = session_stream(case.about["seed"])
+    play_learner(query_of(course_session(), SESSION_SCHEMA, sessions), tracker(SESSION_GAP_MS),
+                 play=_sessions_play(stream), stream=stream, answers=answers,
+                 life_cycle=REVISIT_LIFE_CYCLE)
+
+
+def _sessions_truth(case: Case) -> list:
+    stream = session_stream(case.about["seed"])
+    return course_run("transform_with_state.sessions", [SESSION_GAP_MS, [stream.batches]],
+                      lambda: query_of(spark_for_truth(), SESSION_SCHEMA, sessions),
+                      course=CourseSessionTracker(SESSION_GAP_MS), play=_sessions_play(stream),
+                      stream=stream)
+
+
+def _judge_sessions(case: Case, answers: Answers) -> None:
+    stream = session_stream(case.about["seed"])
+    judge_against_course(_sessions_truth(case), answers, play=_sessions_play(stream),
+                         stream=stream, revisit=REVISIT_TIMERS)
+
+
+SESSION_TRACKER = declare(Check(
+    "autograder.transform_with_state.check_session_tracker", cases=_session_cases,
+    ask=_ask_sessions, judge=_judge_sessions, before=_sessions_unfinished,
+    # as many micro-batches as the learner's query ran: Spark decides them from the
+    # watermark alone, whatever the processor
+    passed=lambda cases: f"your sessions match Spark's reference over "
+                         f"{sum(micro_batches_run(_sessions_truth(case)) for case in cases)} "
+                         "micro-batches"))
+
+
+def check_session_tracker(tracker: type, *, seed: int | None = None,
+                          example: bool = False) -> None:
+    """``tracker(gap_ms)`` must emit one summary per closed session, keep exactly one timer
+    per open session, and leave no state behind a closed one.
+
+    After every micro-batch the check compares, with the course's processor: the rows
+    emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
+    """
+    run_check(SESSION_TRACKER, tracker, seed=seed, example=example)
 
 
 # -- task 2: a de-duplicator with a TTL in processing time -------------------------------------
@@ -164,6 +203,80 @@ def deduplicated(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
     return events.groupBy("id").transformWithState(processor, DEDUP_OUT, "Append", "ProcessingTime")
 
 
+def _dedup_cases(*, seed: int, example: bool) -> list[Case]:
+    """The queries of task 2, one case each: the example with an hour's TTL; graded, the
+    fixed part beside the seed's with 1 ms, then the fixed part again with an hour."""
+    chosen = None if example else seed
+    return [Case(stream.context, {"seed": chosen, "run": number, "ttl": ttl})
+            for number, (ttl, stream) in enumerate(dedup_runs(chosen))]
+
+
+def _dedup_stream(case: Case) -> tuple[int, Stream]:
+    return dedup_runs(case.about["seed"])[case.about["run"]]
+
+
+def _dedup_play(ttl: int, stream: Stream):
+    def play(steps) -> None:
+        for number, rows in enumerate(stream.batches):
+            steps.add([(i,) for i in rows], then=lambda records: _one_batch_over(records, ttl))
+            if number not in stream.ends:
+                continue
+            steps.compare(stored_keys, "the ids remembered in the state store after these "
+                          "micro-batches", revisit=REVISIT_TTL)
+            if ttl == 1:  # all that is left was written by the last micro-batch
+                steps.compare(_ttl_after_last_batch, "how many ms after the last micro-batch's "
+                              "timestamp each remembered id expires (ttlExpirationMs in the "
+                              "state store): the TTL your variable was given, in ms",
+                              revisit=REVISIT_TTL)
+            steps.require(_has_a_ttl, True,
+                          "a state variable of yours with a time to live (ttlEnabled in "
+                          "state-metadata)", revisit=REVISIT_TTL)
+    return play
+
+
+def _one_batch_over(records: list[BatchRecord], ttl: int) -> None:
+    """Each batch of ids runs one micro-batch, which outlasts a TTL of 1 ms."""
+    (record,) = records
+    if ttl == 1 and record.progress["durationMs"]["triggerExecution"] <= ttl:
+        raise RuntimeError("a micro-batch took under 1 ms: the TTL reasoning fails")
+
+
+def _has_a_ttl(run: StreamRun, operator: int) -> bool:
+    return True in {v["ttlEnabled"] for v in state_variables(run, operator)}
+
+
+def _dedup_query(spark: SparkSession):
+    return query_of(spark, DEDUP_SCHEMA, deduplicated, lambda: no_data_batches_disabled(spark))
+
+
+def _dedup_unfinished(dedup: type) -> None:
+    quick_try(dedup(HOUR_MS), {"a": [Row(id="a")]}, time_mode="ProcessingTime")
+    _after_warm_up()
+
+
+def _ask_dedup(dedup: type, case: Case, answers: Answers) -> None:
+    ttl, stream = _dedup_stream(case)
+    play_learner(_dedup_query(course_session()), dedup(ttl), play=_dedup_play(ttl, stream),
+                 stream=stream, answers=answers, life_cycle=REVISIT_LIFE_CYCLE)
+
+
+def _judge_dedup(case: Case, answers: Answers) -> None:
+    ttl, stream = _dedup_stream(case)
+    recorded = course_run("transform_with_state.dedup", [ttl, [stream.batches]],
+                          lambda: _dedup_query(spark_for_truth()), course=CourseDedup(ttl),
+                          play=_dedup_play(ttl, stream), stream=stream)
+    judge_against_course(recorded, answers, play=_dedup_play(ttl, stream), stream=stream,
+                         revisit=REVISIT_TTL)
+
+
+TTL_DEDUP = declare(Check(
+    "autograder.transform_with_state.check_ttl_dedup", cases=_dedup_cases, ask=_ask_dedup,
+    judge=_judge_dedup, before=_dedup_unfinished,
+    passed=lambda cases: "your de-duplicator matches Spark's reference with a TTL of "
+                         + " and of ".join("an hour" if case.about["ttl"] == HOUR_MS
+                                           else f"{case.about['ttl']} ms" for case in cases)))
+
+
 def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = False) -> None:
     """``dedup(ttl_ms)`` must emit an id again only once its memory has expired.
 
@@ -176,41 +289,7 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
     as 1 s is about a micro-batch. (How many values the clean-up removes depends on how
     the memory is kept, a value or a list of sightings, so it is not compared.)
     """
-    spark = course_session()
-    runs = dedup_runs(None if example else seed_for(seed))
-    quick_try(dedup(runs[0][0]), {"a": [Row(id="a")]}, time_mode="ProcessingTime")
-    _after_warm_up()
-    for ttl, stream in runs:
-        _dedup_run(spark, dedup, ttl, stream)
-    passed("your de-duplicator matches Spark's reference with a TTL of "
-           + " and of ".join("an hour" if ttl == HOUR_MS else f"{ttl} ms" for ttl, _ in runs))
-
-
-def _dedup_run(spark: SparkSession, dedup: type, ttl: int, stream: Stream) -> None:
-    def play(steps) -> None:
-        for number, rows in enumerate(stream.batches):
-            (record,) = steps.add([(i,) for i in rows])
-            if ttl == 1 and record.progress["durationMs"]["triggerExecution"] <= ttl:
-                raise RuntimeError("a micro-batch took under 1 ms: the TTL reasoning fails")
-            if number not in stream.ends:
-                continue
-            steps.compare(stored_keys, "the ids remembered in the state store after these "
-                          "micro-batches", revisit=REVISIT_TTL)
-            if ttl == 1:  # all that is left was written by the last micro-batch
-                steps.compare(_ttl_after_last_batch, "how many ms after the last micro-batch's "
-                              "timestamp each remembered id expires (ttlExpirationMs in the "
-                              "state store): the TTL your variable was given, in ms",
-                              revisit=REVISIT_TTL)
-            ttl_flags = {v["ttlEnabled"] for v in steps.read(state_variables)}
-            check_equal(True in ttl_flags, True,
-                        "a state variable of yours with a time to live (ttlEnabled in "
-                        "state-metadata)", revisit=REVISIT_TTL, context=steps.context)
-
-    against_course("transform_with_state.dedup", [ttl, [stream.batches]],
-                   query_of(spark, DEDUP_SCHEMA, deduplicated,
-                            lambda: no_data_batches_disabled(spark)),
-                   learner=dedup(ttl), course=CourseDedup(ttl), play=play,
-                   stream=stream, revisit=REVISIT_TTL, life_cycle=REVISIT_LIFE_CYCLE)
+    run_check(TTL_DEDUP, dedup, seed=seed, example=example)
 
 
 def _ttl_after_last_batch(run: StreamRun, operator: int) -> dict[str, list[int]]:
@@ -251,6 +330,57 @@ def counts_from(initial: DataFrame) -> Build:
     return build
 
 
+def _count_cases(*, seed: int, example: bool) -> list[Case]:
+    """The query of task 3: the example, or the fixed case beside the seed's."""
+    chosen = None if example else seed
+    return [Case(count_cases(chosen)[1].context, {"seed": chosen})]
+
+
+def _counts_play(stream: Stream):
+    def play(steps) -> None:
+        for number, rows in enumerate(stream.batches):
+            steps.add([(user,) for user in rows])
+            if number == 0:
+                steps.restart()
+        steps.compare(stored_keys, "the users that hold state at the end (every user of "
+                      "the initial state and of the stream)", revisit=REVISIT_INITIAL)
+    return play
+
+
+def _counts_query(spark: SparkSession, initial: list):
+    initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
+    return query_of(spark, COUNT_SCHEMA, counts_from(initial_df))
+
+
+def _counts_unfinished(counter: type) -> None:
+    quick_try(counter(), {"ann": [Row(user="ann")]},
+              initialStateRow=[("ann", Row(user="ann", n=1))])
+    _after_warm_up()
+
+
+def _ask_counts(counter: type, case: Case, answers: Answers) -> None:
+    initial, stream = count_cases(case.about["seed"])
+    open_run = _counts_query(course_session(), initial)
+    play_learner(open_run, counter(), play=_counts_play(stream), stream=stream,
+                 answers=answers, life_cycle=REVISIT_LIFE_CYCLE)
+
+
+def _judge_counts(case: Case, answers: Answers) -> None:
+    initial, stream = count_cases(case.about["seed"])
+    recorded = course_run("transform_with_state.starting_counts", [initial, stream.batches],
+                          lambda: _counts_query(spark_for_truth(), initial),
+                          course=CourseStartingCounts(), play=_counts_play(stream),
+                          stream=stream)
+    judge_against_course(recorded, answers, play=_counts_play(stream), stream=stream,
+                         revisit=REVISIT_INITIAL)
+
+
+STARTING_COUNTS = declare(Check(
+    "autograder.transform_with_state.check_starting_counts", cases=_count_cases,
+    ask=_ask_counts, judge=_judge_counts, before=_counts_unfinished,
+    passed=lambda cases: "your counts start from the initial state and survive a restart"))
+
+
 def check_starting_counts(counter: type, *, seed: int | None = None,
                           example: bool = False) -> None:
     """``counter()`` must count from the initial state, adding up a user's several rows.
@@ -259,25 +389,7 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
     applied again, so the counts simply go on. When grading, a fixed case runs beside the
     seed's, their initial rows together.
     """
-    spark = course_session()
-    initial, stream = count_cases(None if example else seed_for(seed))
-    quick_try(counter(), {"ann": [Row(user="ann")]},
-              initialStateRow=[("ann", Row(user="ann", n=1))])
-    _after_warm_up()
-    def play(steps) -> None:
-        for number, rows in enumerate(stream.batches):
-            steps.add([(user,) for user in rows])
-            if number == 0:
-                steps.run.restart()
-        steps.compare(stored_keys, "the users that hold state at the end (every user of "
-                      "the initial state and of the stream)", revisit=REVISIT_INITIAL)
-
-    initial_df = spark.createDataFrame(initial, INITIAL_SCHEMA)
-    against_course("transform_with_state.starting_counts", [initial, stream.batches],
-                   query_of(spark, COUNT_SCHEMA, counts_from(initial_df)),
-                   learner=counter(), course=CourseStartingCounts(), play=play,
-                   stream=stream, revisit=REVISIT_INITIAL, life_cycle=REVISIT_LIFE_CYCLE)
-    passed("your counts start from the initial state and survive a restart")
+    run_check(STARTING_COUNTS, counter, seed=seed, example=example)
 
 
 # -- task 4: the first N rows of every key -----------------------------------------------------
@@ -315,6 +427,65 @@ def first_rows(events: DataFrame, processor: StatefulProcessor) -> DataFrame:
 COUNTED_METRICS = ("numValueStateVars", "numListStateVars", "numMapStateVars")
 
 
+def _first_cases(*, seed: int, example: bool) -> list[Case]:
+    """The stream of task 4: the example, or the fixed part beside the seed's."""
+    chosen = None if example else seed
+    n, stream = first_n_stream(chosen)
+    return [Case(stream.context, {"seed": chosen, "n": n})]
+
+
+def _first_play(stream: Stream):
+    def play(steps) -> None:
+        for number, rows in enumerate(stream.batches):
+            steps.add(rows)
+            if number not in stream.ends:
+                continue
+            steps.compare(state_rows_per_key, "state rows per user after these micro-batches "
+                          "(one counter each)", revisit=REVISIT_READER)
+            steps.compare(stored_values, "the value stored per user after these micro-batches:"
+                          " how many of their rows were let through", revisit=REVISIT_READER)
+            for metric in COUNTED_METRICS:
+                # the last micro-batch's metrics (read only where a query ran)
+                steps.compare(lambda run, operator, metric=metric:
+                              custom_metrics(steps.records[-1], operator)[metric],
+                              f"{metric} (state variables declared, summed over partitions)",
+                              revisit=REVISIT_LIFE_CYCLE)
+    return play
+
+
+def _first_unfinished(first_n: type) -> None:
+    quick_try(first_n(EXAMPLE_FIRST[1]), {"ann": [Row(user="ann", seq=0)]})
+    _after_warm_up()
+
+
+def _ask_first(first_n: type, case: Case, answers: Answers) -> None:
+    n, stream = first_n_stream(case.about["seed"])
+    play_learner(query_of(course_session(), FIRST_SCHEMA, first_rows), first_n(n),
+                 play=_first_play(stream), stream=stream, answers=answers,
+                 life_cycle=REVISIT_LIFE_CYCLE)
+
+
+def _judge_first(case: Case, answers: Answers) -> None:
+    n, stream = first_n_stream(case.about["seed"])
+    recorded = course_run("transform_with_state.first_n", [n, [stream.batches]],
+                          lambda: query_of(spark_for_truth(), FIRST_SCHEMA, first_rows),
+                          course=CourseFirstN(n), play=_first_play(stream), stream=stream)
+    judge_against_course(recorded, answers, play=_first_play(stream), stream=stream,
+                         revisit=REVISIT_LIFE_CYCLE)
+
+
+def _first_passed(cases: list[Case]) -> str:
+    (case,) = cases
+    n = case.about["n"]
+    return (f"your limit lets the first {n} row{'s' if n > 1 else ''} of each user through, "
+            "with one counter each")
+
+
+FIRST_N = declare(Check(
+    "autograder.transform_with_state.check_first_n", cases=_first_cases, ask=_ask_first,
+    judge=_judge_first, before=_first_unfinished, passed=_first_passed))
+
+
 def check_first_n(first_n: type, *, seed: int | None = None, example: bool = False) -> None:
     """``first_n(n)`` must let through the first ``n`` rows of each user (lowest ``seq``),
     keeping a single value per user in the state store.
@@ -326,31 +497,7 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     in the first. Where each part ends, the state rows per user, the value each user holds
     and the operator's state-variable metrics are compared.
     """
-    spark = course_session()
-    n, stream = first_n_stream(None if example else seed_for(seed))
-    quick_try(first_n(n), {"ann": [Row(user="ann", seq=0)]})
-    _after_warm_up()
-    def play(steps) -> None:
-        for number, rows in enumerate(stream.batches):
-            steps.add(rows)
-            if number not in stream.ends:
-                continue
-            steps.compare(state_rows_per_key, "state rows per user after these micro-batches "
-                          "(one counter each)", revisit=REVISIT_READER)
-            steps.compare(stored_values, "the value stored per user after these micro-batches:"
-                          " how many of their rows were let through", revisit=REVISIT_READER)
-            last = steps.records[-1]
-            for metric in COUNTED_METRICS:
-                steps.compare(lambda run, operator: custom_metrics(last, operator)[metric],
-                              f"{metric} (state variables declared, summed over partitions)",
-                              revisit=REVISIT_LIFE_CYCLE)
-
-    against_course("transform_with_state.first_n", [n, [stream.batches]],
-                   query_of(spark, FIRST_SCHEMA, first_rows), learner=first_n(n),
-                   course=CourseFirstN(n), play=play, stream=stream,
-                   revisit=REVISIT_LIFE_CYCLE, life_cycle=REVISIT_LIFE_CYCLE)
-    passed(f"your limit lets the first {n} row{'s' if n > 1 else ''} of each user through, "
-           "with one counter each")
+    run_check(FIRST_N, first_n, seed=seed, example=example)
 
 
 # -- a head start: the session's first transformWithState query, while the learner reads ------

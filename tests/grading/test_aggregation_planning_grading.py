@@ -1,6 +1,6 @@
 """Chapter 2's exercises, graded by real nbgrader.
 
-One classroom of four learners hands in the assignment:
+One classroom of five learners hands in the assignment:
 
 =====================  =================================================================
 learner                what they handed in
@@ -13,11 +13,14 @@ learner                what they handed in
                                                                         -> loses tasks 1, 2
 ``one_store``          believes a query has one state store, whatever the partitions;
                        and groups by fixed windows instead of sessions  -> loses tasks 3, 4
+``snooper``            takes tasks 2 and 3's answers from the check's frames and the
+                       toolkit's memory                                 -> loses tasks 2, 3
 =====================  =================================================================
 """
 import pytest
 
 from autograder.grading import autograde
+from tests.support.learners.introspection import CHAPTER2
 from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
@@ -67,6 +70,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         "save_then_restore": write_submission(ASSIGNMENT, SAVE_THEN_RESTORE,
                                               tmp_path / "save_then_restore.ipynb"),
         "one_store": write_submission(ASSIGNMENT, ONE_STORE, tmp_path / "one_store.ipynb"),
+        "snooper": write_submission(ASSIGNMENT, CHAPTER2, tmp_path / "snooper.ipynb"),
     })
 
     assert grades["solution"].points() == FULL
@@ -75,3 +79,6 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
                                                     "test_predict_counts": 0}
     assert grades["one_store"].points() == {**FULL, "test_predict_metrics": 0,
                                             "test_sessions": 0}
+    # Nothing in a graded kernel tells an answer: the checks there only ask.
+    assert grades["snooper"].points() == {**FULL, "test_predict_counts": 0,
+                                          "test_predict_metrics": 0}

@@ -1,6 +1,6 @@
 """Chapter 5's exercises, graded by real nbgrader.
 
-One classroom of four learners hands in the assignment:
+One classroom of five learners hands in the assignment:
 
 =========================  ==========================================================
 learner                    what they handed in
@@ -9,6 +9,8 @@ learner                    what they handed in
 ``untouched``              the release exactly as learners receive it    -> zero
 ``every_missing_commit``   believes every uncommitted micro-batch runs again -> loses task 3
 ``example_typed_in``       the worked examples' answers typed in         -> zero
+``snooper``                every task taken from the check's frames and the toolkit's
+                           memory (:mod:`tests.support.learners.introspection`) -> zero
 =========================  ==========================================================
 """
 import json
@@ -17,7 +19,9 @@ import pytest
 
 from autograder.grading import autograde
 from tests.support.learners import chapter5
-from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
+from tests.support.learners.introspection import CHAPTER5
+from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+                                      write_submission)
 
 ASSIGNMENT = "05_state_store"
 FULL = FULL_MARKS[ASSIGNMENT]
@@ -32,13 +36,16 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         "untouched": release_notebook(ASSIGNMENT),
         **{name: CORPUS[name].write(ASSIGNMENT, tmp_path / "handed-in")
            for name in ("every_missing_commit", "example_typed_in")},
+        "snooper": write_submission(ASSIGNMENT, CHAPTER5, tmp_path / "snooper.ipynb"),
     }, workdir=course)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
     assert grades["every_missing_commit"].points() == {**FULL, "test_runs_again": 0}
     assert grades["example_typed_in"].points() == dict.fromkeys(FULL, 0)
-    assert not any(grade.flags for grade in grades.values())
+    # Nothing in a graded kernel tells an answer: the checks there only ask.
+    assert grades["snooper"].points() == dict.fromkeys(FULL, 0)
+    assert not any(grade.flags for name, grade in grades.items() if name != "snooper")
 
     # Spark answered the class's questions once, in the solution's run: the files of each
     # task 1 case, the read-back stream of task 2 with its checkpoint, the restarts of

@@ -1,6 +1,6 @@
 """Chapter 3's exercises, graded by real nbgrader.
 
-One classroom of four learners hands in the assignment:
+One classroom of five learners hands in the assignment:
 
 =======================  ==============================================================
 learner                  what they handed in
@@ -12,12 +12,15 @@ learner                  what they handed in
 ``no_no_data_batch``     forgets the no-data micro-batch when counting
                          rows, and writes an Update step that never
                          evicts a window                                -> loses tasks 2, 4
+``snooper``              takes tasks 1-3's answers from the check's frames and the
+                         toolkit's memory                               -> loses tasks 1-3
 =======================  ==============================================================
 """
 import nbformat
 import pytest
 
 from autograder.grading import autograde
+from tests.support.learners.introspection import CHAPTER3
 from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
@@ -94,6 +97,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
                                                tmp_path / "append_like_update.ipynb"),
         "no_no_data_batch": write_submission(ASSIGNMENT, NO_NO_DATA_BATCH,
                                              tmp_path / "no_no_data_batch.ipynb"),
+        "snooper": write_submission(ASSIGNMENT, CHAPTER3, tmp_path / "snooper.ipynb"),
     })
 
     assert grades["solution"].points() == FULL
@@ -101,3 +105,6 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     assert grades["append_like_update"].points() == {**FULL, "test_predict_output": 0}
     assert grades["no_no_data_batch"].points() == {**FULL, "test_predict_metrics": 0,
                                                    "test_update_step": 0}
+    # Nothing in a graded kernel tells an answer: the checks there only ask.
+    assert grades["snooper"].points() == {**FULL, "test_predict_output": 0,
+                                          "test_predict_metrics": 0, "test_smallest_delay": 0}

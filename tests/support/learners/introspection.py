@@ -118,3 +118,65 @@ def predict_emitted(sizes, limit):
     return emitted
 ''',
 }
+
+#: Chapter 5: every task taken from the check's frames and the toolkit's memory.
+CHAPTER5 = {
+    "predict_files": SNOOP + '''
+def predict_files(way, batches, min_deltas):
+    found = _from_memory("state_store_files.version_files", [way, batches, min_deltas])
+    found = found or _from_frames()
+    return found if isinstance(found, list) else [[] for _ in range(batches)]
+''',
+    "counts_at": SNOOP + '''
+def counts_at(spark, checkpoint, batch_id):
+    found = _from_frames()
+    if isinstance(found, list) and batch_id < len(found):
+        return found[batch_id]
+    return found if isinstance(found, dict) else {}
+''',
+    "runs_again": SNOOP + '''
+def runs_again(checkpoint):
+    found = _from_frames()
+    return found if isinstance(found, list) else [-1]
+''',
+    "restart_error": SNOOP + '''
+def restart_error(change):
+    found = _from_memory("state_store_files.restart_outcome", change) or _from_frames()
+    return found if isinstance(found, str) else "NOT_FOUND"
+''',
+}
+
+#: Chapter 2: the two predictions taken from the check's frames and the toolkit's memory.
+CHAPTER2 = {
+    "predict_counts": SNOOP + '''
+def predict_counts(batches):
+    found = _from_memory("aggregation_planning.keyed_count_run", [batches]) or _from_frames()
+    if isinstance(found, list):
+        return [fact.get("counts", fact) if isinstance(fact, dict) else fact for fact in found]
+    return [{} for _ in batches]
+''',
+    "predict_metrics": SNOOP + '''
+def predict_metrics(batches, partitions):
+    found = _from_frames()
+    return found if isinstance(found, list) else [{} for _ in batches]
+''',
+}
+
+#: Chapter 3: the three predictions taken from the check's frames and the toolkit's memory.
+CHAPTER3 = {
+    "predict_output": SNOOP + '''
+def predict_output(batches, mode, delay, size=10):
+    found = _from_frames()
+    return found if isinstance(found, list) else [[] for _ in batches]
+''',
+    "predict_metrics": SNOOP + '''
+def predict_metrics(batches, mode, delay, size=10):
+    found = _from_frames()
+    return found if isinstance(found, list) else [{} for _ in batches]
+''',
+    "smallest_delay": SNOOP + '''
+def smallest_delay(batches, size=10):
+    found = _from_frames()
+    return found if isinstance(found, int) else -1
+''',
+}
