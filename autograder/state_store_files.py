@@ -98,9 +98,10 @@ def _run(spark: SparkSession, batches: list, conf: dict, root: str | None = None
 EXAMPLE_FILES = ("hdfs", 6, 2)
 #: Cases every graded check runs, each on the boundary of a rule: a snapshot only once the
 #: deltas since the last one are *more* than the setting (HDFS) or *at least* it (changelog);
-#: no snapshot at all for plain RocksDB, whose every commit is a zip; 0 and 1 as settings.
+#: no snapshot at all for plain RocksDB, whose every commit is a zip; 0 and 1 as settings,
+#: for both providers that snapshot.
 EDGE_FILES = [("hdfs", 5, 1), ("changelog", 5, 2), ("rocksdb", 4, 1), ("hdfs", 4, 0),
-              ("changelog", 6, 3)]
+              ("changelog", 6, 3), ("changelog", 4, 0)]
 
 
 def version_files(spark: SparkSession, way: str, batches: int, min_deltas: int) -> list[list[str]]:
@@ -418,10 +419,13 @@ QUERIES: dict[str, Callable[[DataFrame], DataFrame]] = {
 DELETIONS = ("the last commit", "commits/", "the newest state file", "state/")
 #: The example of task 4, then the changes every graded check asks about: each kind alone.
 EXAMPLE_CHANGE = {"shuffle_partitions": 5}
+#: The last one mixes two kinds, the refused one first: the first refusal decides, whatever
+#: comes after it.
 EDGE_CHANGES = [{"shuffle_partitions": 3}, {"provider": "hdfs"}, {"query": "count renamed"}, {"delete": "commits/"},
                 {"query": "max instead of count"}, {"query": "count per name length"},
                 {"query": "distinct users"},
-                {"delete": "the newest state file"}, {"delete": "state/"}]
+                {"delete": "the newest state file"}, {"delete": "state/"},
+                {"query": "max instead of count", "shuffle_partitions": 3}]
 
 
 def _delete(checkpoint: Path, what: str) -> None:
@@ -487,17 +491,20 @@ def _restarted_after(spark: SparkSession, run: StreamRun, change: dict) -> str |
 
 
 def drawn_change(rng: random.Random) -> dict:
-    """One or two changes Spark accepts, and maybe one it refuses, of different kinds."""
+    """One or two changes Spark accepts, and maybe one it refuses, of different kinds, in an
+    order of their own (a refused change may come first, in the middle or last)."""
     accepted = [("shuffle_partitions", rng.choice([1, 3, 4])), ("provider", "hdfs"),
                 ("query", "count renamed"), ("delete", rng.choice(DELETIONS[:2]))]
-    change = dict(rng.sample(accepted, rng.randint(1, 2)))
+    items = rng.sample(accepted, rng.randint(1, 2))
+    kinds = {kind for kind, _ in items}
     refused = [(kind, value) for kind, value in
                [("query", "max instead of count"), ("query", "count per name length"),
                 ("query", "distinct users"), ("delete", "the newest state file"),
-                ("delete", "state/")] if kind not in change]
+                ("delete", "state/")] if kind not in kinds]
     if refused and rng.random() < 0.6:
-        change.update([rng.choice(refused)])
-    return change
+        items.append(rng.choice(refused))
+    rng.shuffle(items)
+    return dict(items)
 
 
 def _change_cases(*, seed: int, example: bool) -> list[Case]:

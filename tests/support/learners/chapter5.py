@@ -283,6 +283,29 @@ def counts_at(spark, checkpoint, batch_id):
                     '''    reader = (spark.read.format("statestore").option("readChangeFeed", True)
               .option("changeStartBatchId", batch_id).option("changeEndBatchId", batch_id))'''),
             losing("test_counts_at")),
+    Learner("modulo_for_the_changelog", "misconception", "Believes RocksDB's changelog "
+            "snapshots every minDeltasForSnapshot-th version, counted from version 0 "
+            "(a modulo, which has no answer for a setting of 0)",
+            altered(ARITHMETIC, "predict_files", "if v % stride == 0:",
+                    "if (v % min_deltas == 0 if way == 'changelog' else v % stride == 0):"),
+            losing("test_predict_files")),
+    Learner("last_change_decides", "misconception", "Lets every change of a restart have its "
+            "say in turn, so the last one decides, a refusal before it forgotten",
+            {**ARITHMETIC, "restart_error": '''
+REFUSED = {
+    ("query", "max instead of count"): "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE",
+    ("query", "count per name length"): "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
+    ("query", "distinct users"): "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA",
+    ("delete", "the newest state file"): "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE",
+    ("delete", "state/"): "STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY",
+}
+
+def restart_error(change):
+    outcome = None
+    for item in change.items():
+        outcome = REFUSED.get(item)
+    return outcome
+'''}, losing("test_restart_error")),
     Learner("files_and_restarts_only", "partial", "Did tasks 1 and 3 only",
             {k: ARITHMETIC[k] for k in ("predict_files", "runs_again")},
             {"test_predict_files": 3, "test_runs_again": 2}),
