@@ -11,6 +11,8 @@ and a maintainer finds one concern per module:
 ``course``             the nbgrader course folder: config, source, gradebook
 ``processes``          a watched process: time and disk limits, nothing left behind
 ``warm_nbgrader``      each notebook's nbgrader, forked from a process that imported it once
+``judge``              the judging half: each grade cell's answers judged outside the
+                       kernel, with Spark's recorded answers
 ``guards``             what a cheat cannot do: the scan before, the guarded execution
 ``kernel_guard``       the guard inside a learner's kernel (standard library only)
 ``verdict``            after the run: which tasks a cheat touched, cells out of time
