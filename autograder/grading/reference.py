@@ -3,8 +3,9 @@
 Before the learners' notebooks, a grading run draws a fresh seed and runs the solution
 notebook (nbgrader's source, hidden tests included) once with it. Its kernel records what
 Spark answered each check and the checkpoints some checks hand to a learner's code
-(:mod:`autograder.answers`); every learner's kernel then reads those instead of asking
-Spark again, and is graded on the same streams.
+(:mod:`autograder.answers`). Every learner's notebook is graded on the same streams: its
+kernel gets the checkpoints, and the command's judge (:mod:`autograder.grading.judge`)
+compares the learner's answers with the recorded ones, never asking Spark again.
 """
 from __future__ import annotations
 
@@ -79,5 +80,6 @@ def record_answers(course: GradingCourse, assignment: str, *, kernel_env: Kernel
     if ran:
         return given, f"{assignment}: seed {seed}; the solution ran clean in {seconds:.0f} s"
     return given, (f"{assignment}: seed {seed}; the solution notebook did NOT run clean "
-                   f"({last_error(log.read_text(errors='replace'))}; see {log}); learners' "
-                   "kernels ask Spark for what it did not record")
+                   f"({last_error(log.read_text(errors='replace'))}; see {log}); a notebook "
+                   "whose checks need what it did not record is the grader's fault, graded "
+                   "again once the solution runs clean (--force runs it again)")
