@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env lock bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers
+.PHONY: book test test-hostile env lock bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers mutation
 
 env: $(STAMP)
 
@@ -67,6 +67,14 @@ check: env
 # run (autograder/answers.py); tests/toolkit/test_known_answers.py says when to run it again.
 known-answers: env
 	$(BIN)/python scripts/record_known_answers.py
+
+# How many wrong versions of each plain-function task's solution its check's fixed cases
+# catch (docs/grading-quality.md, "Fixed cases measured by mutation"): mutmut on each solution,
+# judged on Spark's answers recorded in tests/support/fixed_answers.json (no Spark runs);
+# writes benchmarks/records/mutation-<date>.json. scripts/record_fixed_answers.py records
+# those answers again (it runs Spark). Options: MUTATION_OPTIONS="--task 01_global_limit/predict_state".
+mutation: env
+	$(BIN)/python scripts/mutation_testing.py $(MUTATION_OPTIONS)
 
 lab-instructor: env
 	$(BIN)/python scripts/lab.py instructor $(LAB_OPTIONS)

@@ -160,19 +160,26 @@ def random_case(seed: int) -> tuple[list[list[int]], int]:
 #: belief the chapter warns about fails on it whatever the seed (docs/grading-quality.md
 #: lists each task's boundaries and the stream that sits on each):
 #: * a data micro-batch that does not move the watermark (no no-data micro-batch after it),
-#:   a late row in a batch that does not move it, and two late rows of one window in a
-#:   micro-batch of their own (one group dropped, not two), one of them on the window's
-#:   first second (the window it falls in ends 10 s later, not at it);
+#:   a late row in a batch that does not move it, and a last micro-batch of late rows only:
+#:   two of one window (one group dropped, not two), one of them on the window's first
+#:   second (the window it falls in ends 10 s later, not at it), and one of another window
+#:   (two groups dropped in one micro-batch: numRowsDroppedByWatermark counts 2, not 1);
 #: * a first micro-batch whose only event is at T0 with a delay of 0: the watermark moves
 #:   from Spark's start (the epoch, long before T0) to T0 itself, so a no-data micro-batch
 #:   follows; a window that ends exactly at the watermark (late, and expired); a micro-batch
 #:   whose latest event is below an earlier one's, then a late row measured from the
 #:   earlier, larger one, in a batch that moves the watermark;
 #: * a watermark past a window's start but not its end (the window stays open), and an
-#:   event that is late only by the latest event of an earlier micro-batch.
-EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7]], 10),
+#:   event that is late only by the latest event of an earlier micro-batch;
+#: * a micro-batch whose latest event minus the delay is exactly the watermark (the second
+#:   15 with a delay of 0, after the first set it to 15): the watermark moves only when the
+#:   new value is greater (``>``, not ``>=``), so no no-data micro-batch follows it (5
+#:   micro-batches, not 6); and a stream that drops nothing with a delay of 0, so its
+#:   smallest delay is 0 (a search that starts at 1 never says so).
+EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7, 15]], 10),
                 ([[0], [5, 20], [10], [31, 3]], 0),
-                ([[3, 8], [15], [9]], 2)]
+                ([[3, 8], [15], [9]], 2),
+                ([[5], [15], [15]], 0)]
 
 
 def _streams(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:

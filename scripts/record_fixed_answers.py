@@ -1,0 +1,72 @@
+"""Record Spark's answers to the fixed cases of the plain-function tasks.
+
+    .venv/bin/python scripts/record_fixed_answers.py
+
+Writes ``tests/support/fixed_answers.json``: every question the checks of the tasks that
+``scripts/mutation_testing.py`` measures ask on their **fixed cases**, with Spark's answer,
+in the format of a grading run's answers file (key ``"<question> <json of the inputs>"``,
+value the JSON text of the answer). With it the mutation tests judge without Spark
+(``autograder.answers.judging``).
+
+Every answer is Spark's own, asked in this run: the course's known answers (the worked
+examples') are set aside, and what Spark answers is captured the way a grading run
+records its solution's answers (``AUTOGRADER_RECORD_ANSWERS``), each question once.
+
+The reference solution of each task is judged on its fixed cases, and must agree with
+Spark on every one. Then so is every mutant of it: what the checks ask does not depend on
+the learner's answer, except in chapter 3's smallest_delay, whose check runs Spark with
+the delay the learner chose (and with one second less), so a mutant's delay is a question
+of its own. Run this again when a check's fixed cases change, a solution changes, or Spark
+does: tests/grading/test_fixed_cases_kill_every_mutant.py fails on a question the file
+does not hold.
+
+Spark runs here: on a shared machine, hold its lock (``flock /tmp/spark.lock ...``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import MappingProxyType
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from autograder.contract import RECORD_ANSWERS  # noqa: E402
+from scripts.mutation_testing import (FIXED_ANSWERS, TASKS, check_of, fixed_cases,  # noqa: E402
+                                      judge_fixed_cases, make_mutants, module_function,
+                                      reference_source, run_mutant)
+
+
+def main() -> None:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="fixed-answers-") as folder:
+        record = Path(folder) / "answers.json"
+        os.environ[RECORD_ANSWERS] = str(record)
+        from autograder import answers
+        from autograder.session import course_session
+
+        course_session()
+        answers.load()
+        with mock.patch.object(answers, "KNOWN", MappingProxyType({})):
+            for task in TASKS:
+                cases = fixed_cases(check_of(task))
+                source = reference_source(task)
+                judge_fixed_cases(task, module_function(task, source), cases)
+                mutants = make_mutants(source)
+                for mutant in mutants:
+                    run_mutant(task, mutant.source, cases, seconds=None)
+                print(f"{task.name}: {len(cases)} fixed cases, {len(mutants)} mutants asked",
+                      flush=True)
+        recorded = json.loads(record.read_text())
+    FIXED_ANSWERS.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    print(f"{len(recorded)} answers written to {FIXED_ANSWERS.relative_to(ROOT)} "
+          f"in {time.monotonic() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
