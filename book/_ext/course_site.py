@@ -10,7 +10,8 @@ notebook (converted from its MyST source with jupytext when the build starts, in
 Sphinx copies both notebooks into the site (``_downloads/``) and rebuilds the chapter's
 page when one changes, so the links are never stale and need no edit in the chapters.
 
-It also writes each inline script of a page once (:func:`drop_repeated_scripts`).
+It also writes each inline script of a page once (:func:`drop_repeated_scripts`), and puts
+the site's icon at its top as ``favicon.ico`` (:func:`copy_favicon_to_the_top`).
 """
 from __future__ import annotations
 
@@ -158,6 +159,20 @@ def drop_repeated_scripts(app: Sphinx, pagename: str, templatename: str, context
     scripts[:] = kept
 
 
+def copy_favicon_to_the_top(app: Sphinx, exception: Exception | None) -> None:
+    """``favicon.ico`` at the site's top, for whatever asks for it there.
+
+    Every page names the site's icon (``html.favicon`` in ``_config.yml``), but the site's
+    entrance, ``index.html``, is a bare redirect to the first page (sphinx-external-toc's):
+    a browser opening the site's address asked for ``/favicon.ico``, which was missing (the
+    site's only failed request). The same icon, as an ``.ico``, is ``_static/favicon.ico``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    icon = Path(app.outdir) / "_static" / "favicon.ico"
+    if icon.is_file():
+        (Path(app.outdir) / "favicon.ico").write_bytes(icon.read_bytes())
+
+
 def setup(app: Sphinx) -> dict:
     # Sphinx collects download links on "doctree-read" at priority 500: run before it.
     app.connect("builder-inited", write_chapter_notebooks)
@@ -165,5 +180,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-get-outdated", chapters_whose_exercise_changed)
     # after myst-nb's handler, which adds a page's widget scripts
     app.connect("html-page-context", drop_repeated_scripts, priority=900)
+    app.connect("build-finished", copy_favicon_to_the_top)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": 2}

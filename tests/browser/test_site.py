@@ -340,9 +340,13 @@ def test_each_cells_printed_lines_come_in_one_block(site, seen):
 # -- outputs are read whole, on a phone and on a desktop ------------------------------------------
 #: Every block of a cell's output that could cut its content at its right edge: the output
 #: boxes, printed text, tables, and whatever inside them hides or scrolls what overflows.
+#: A table wider than the column is the exception: it keeps its words whole and scrolls
+#: inside its output block, which shows its scroll bar (test_reading_and_keyboard.py).
 CUT_OUTPUT_BLOCKS = """() => Array.from(document.querySelectorAll('article .cell_output *'))
   .filter(el => el.matches('.output, pre, table')
                 || !['visible'].includes(getComputedStyle(el).overflowX))
+  .filter(el => !(el.matches('.output.text_html') && el.querySelector('table')
+                  && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)))
   .filter(el => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
   .map(el => `${el.tagName.toLowerCase()}.${el.className} ${el.scrollWidth}>${el.clientWidth}: `
              + el.innerText.slice(0, 50).replace(/\\s+/g, ' '))"""

@@ -4,7 +4,8 @@ A stepper is read the way a reader reads it: the slider is moved with the keyboa
 every micro-batch, and each tab of a tabbed stepper is opened at every one of them. What is
 measured is what the reader sees: the colour of each text against the colour really
 behind it (the first backgrounds up its ancestors that cover it), the place and the ring
-of the slider's handle, the length of the slider's track, and where table cells wrap.
+of the slider's handle, its size and colours before it is touched, the length and colour
+of the slider's track, and where table cells wrap.
 
 Each screen (a width and a theme) is read once for the whole module: :func:`read_on` opens
 every stepper page at it, walks every stepper through every view and measures all of the
@@ -118,6 +119,7 @@ class SteppersPage:
     views: list[list[View]] = field(default_factory=list)
     focused_handles: list[dict] = field(default_factory=list)
     scroll_widths: list[int] = field(default_factory=list)
+    resting_sliders: list[dict] = field(default_factory=list)
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +145,7 @@ def _walk(page, path: str, width: int, scheme: str) -> SteppersPage:
     steppers = page.locator(STEPPER)
     for number in range(steppers.count()):
         stepper = steppers.nth(number)
+        seen.resting_sliders.append(stepper.evaluate(SLIDER_AT_REST))
         if width == PHONE:
             seen.focused_handles.append(_handle_reached_with_tab(page, stepper))
         seen.views.append([View(position, tab, **stepper.evaluate(ONE_VIEW))
@@ -180,8 +183,8 @@ def test_every_text_of_every_stepper_reads_against_what_is_really_behind_it(
         f"\n{where}: {', '.join(texts[:6])}" for where, texts in faint.items())
 
 
-# -- 2. the slider: its handle seen with keyboard focus, apart from its label, a track
-#       that keeps its length, a readout that is never cut --------------------------------
+# -- 2. the slider: its handle seen with keyboard focus and at rest, a finger's target,
+#       apart from its label, a track seen, long and of one length, a readout never cut -
 #: The handle with keyboard focus: its fill and its ring against the slider's background
 #: (the track is a thin line through the handle; the ring lies around it, on the page).
 HANDLE_AS_SEEN = "handle => {" + COLOURS + """
@@ -207,28 +210,77 @@ def test_the_sliders_handle_shows_a_ring_when_it_has_keyboard_focus(read_on, sch
 
 #: Where the slider's parts are drawn, in CSS px.
 SLIDER_GEOMETRY = """stepper => {
-  const box = (query) => stepper.querySelector(query).getBoundingClientRect();
+  const box = (query) => { const r = stepper.querySelector(query).getBoundingClientRect();
+    return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; };
   const readout = stepper.querySelector('.widget-readout');
-  return {labelRight: box('.widget-slider .widget-label').right,
-          handleLeft: box('.noUi-handle').left, handleRight: box('.noUi-handle').right,
-          readoutLeft: box('.widget-readout').left, track: box('.noUi-target').width,
+  return {label: box('.widget-slider .widget-label'), handle: box('.noUi-handle'),
+          readoutBox: box('.widget-readout'), track: box('.noUi-target').right - box('.noUi-target').left,
           readout: readout.innerText.trim(),
           readoutCut: readout.scrollWidth > readout.clientWidth};
 }"""
 
 
+def clearance(one: dict, other: dict) -> float:
+    """How far apart two boxes are (``left``, ``right``, ``top``, ``bottom``): the gap
+    between them across or down the page, whichever is larger (negative: they overlap)."""
+    across = max(other["left"] - one["right"], one["left"] - other["right"])
+    down = max(other["top"] - one["bottom"], one["top"] - other["bottom"])
+    return max(across, down)
+
+
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])
 def test_the_handle_stands_clear_of_the_label_at_the_first_step_and_of_the_readout_at_the_last(
         read_on, width):
+    # On a phone the track has a line of its own, under the label and the readout.
     for page in read_on(width, "light"):
         for number, views in enumerate(page.views):
             where = f"{width} px, {page.path}, stepper {number}"
             first, last = views[0].geometry, views[-1].geometry
-            gap = first["handleLeft"] - first["labelRight"]
+            gap = clearance(first["handle"], first["label"])
             assert gap >= 4, f"{where}: the handle is {gap:.0f} px from the 'micro-batch' label"
-            gap = last["readoutLeft"] - last["handleRight"]
+            gap = clearance(last["handle"], last["readoutBox"])
             assert gap >= 4, f"{where}: at {views[-1].position} the handle is {gap:.0f} px " \
                              f"from the readout {last['readout']!r}"
+
+
+#: The slider as a reader first sees it, before any key or click: the handle's size, its
+#: fill and its border against the slider's background, the track's colour against it, and
+#: the track's length and the stepper's width.
+SLIDER_AT_REST = "stepper => {" + COLOURS + """
+  const slider = stepper.querySelector('.widget-slider');
+  const handle = slider.querySelector('.noUi-handle');
+  const track = slider.querySelector('.noUi-target');
+  const connects = slider.querySelector('.noUi-connects');
+  const back = behind(slider);
+  const style = getComputedStyle(handle);
+  const box = handle.getBoundingClientRect();
+  const colour = (el) => ratio(over(parse(getComputedStyle(el).backgroundColor), back), back);
+  return {width: box.width, height: box.height,
+          fill: ratio(over(parse(style.backgroundColor), back), back),
+          border: parseFloat(style.borderTopWidth) >= 1
+                  ? ratio(over(parse(style.borderTopColor), back), back) : 1,
+          track: Math.max(colour(connects), colour(track)),
+          length: track.getBoundingClientRect().width,
+          stepper: stepper.getBoundingClientRect().width,
+          positions: Number(handle.getAttribute('aria-valuemax')) + 1};
+}"""
+#: A touch target's least size (WCAG 2.5.8, 24 CSS px).
+TARGET = 24
+
+
+@pytest.mark.parametrize("width, scheme", SCREENS)
+def test_the_sliders_handle_and_track_are_seen_and_the_handle_is_a_fingers_target(
+        read_on, width, scheme):
+    for page in read_on(width, scheme):
+        for number, seen in enumerate(page.resting_sliders):
+            where = f"{width} px, {scheme}, {page.path}, stepper {number}: {seen}"
+            assert min(seen["width"], seen["height"]) >= TARGET, f"a small handle at {where}"
+            assert max(seen["fill"], seen["border"]) >= CONTROL_CONTRAST, f"faint handle at {where}"
+            assert seen["track"] >= CONTROL_CONTRAST, f"faint track at {where}"
+            # each position a finger's width apart; on a phone the track spans the stepper
+            assert seen["length"] / max(seen["positions"] - 1, 1) >= TARGET, f"short track at {where}"
+            if width == PHONE:
+                assert seen["length"] >= 0.8 * seen["stepper"], f"short track at {where}"
 
 
 @pytest.mark.parametrize("width", [PHONE, DESKTOP])

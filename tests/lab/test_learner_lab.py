@@ -239,6 +239,9 @@ def test_a_learners_lab_shows_validate_and_no_instructor_tool(open_lab):
     page = open_lab("learner", f"lab/tree/{NOTEBOOK}")
     page.locator(".validate-button").wait_for(timeout=120_000)
     page.wait_for_timeout(2_000)                          # late plugins have added theirs
+    # JupyterLab's announcements ask, once restored, whether to fetch its news from the
+    # internet: a learner's lab does not ask (lab/learner/labconfig/page_config.json).
+    assert "Jupyter news" not in page.locator("body").inner_text()
     on_screen = labels_on_screen(page)
     assert "File" in on_screen and "Kernel" in on_screen
     for tool in INSTRUCTOR_TOOLS:
