@@ -52,7 +52,7 @@ import tempfile
 import threading
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS
 from .feedback import GraderFault
@@ -162,18 +162,23 @@ def load() -> None:
 
 
 @contextlib.contextmanager
-def judging(answers_file: str | os.PathLike | None) -> Iterator[None]:
+def judging(answers_file: str | os.PathLike | None,
+            recorded: Mapping[str, Any] | None = None) -> Iterator[None]:
     """Inside the block this process is the judge of a grading run: Spark's answers are
     those the run's solution recorded in ``answers_file`` (and the checkpoints beside it),
     and a question they do not hold raises :class:`~autograder.feedback.GraderFault`
-    instead of asking Spark (:mod:`autograder.grading.judge`)."""
+    instead of asking Spark (:mod:`autograder.grading.judge`). ``recorded``, when given, is
+    that file's content, handed over in memory while the file itself is kept off the disk."""
     global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging
-    recorded: dict = {}
-    if answers_file:
+    if recorded is not None:
+        recorded = dict(recorded)
+    elif answers_file:
         try:
             recorded = json.loads(Path(answers_file).read_text())
         except (OSError, ValueError):
             recorded = {}
+    else:
+        recorded = {}
     beside = checkpoints_beside(answers_file) if answers_file else None
     with _lock:
         before = RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging, dict(_asked)

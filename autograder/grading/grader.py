@@ -2,6 +2,7 @@
 verdict, then a line in the ledger."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -12,7 +13,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..contract import GUARD_DENY, GUARD_LOG, JVM_LOG
+from ..contract import ANSWERS, GUARD_DENY, GUARD_LOG, JVM_LOG
 from ..warm_python import scripts_folder
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
 from .processes import GradingLimits, kill_tree, last_error, run_watched
@@ -44,6 +45,9 @@ class Grader:
         self.nbgrader = WarmNbgrader()
         #: What every notebook of an assignment is graded with: the run's seed, its answers.
         self.assignment_env: dict[str, dict[str, str]] = {}
+        #: Spark's answers kept in this process only while learners' kernels run
+        #: (:meth:`seal_answers`), by assignment: the file they came from and its text.
+        self.sealed: dict[str, tuple[Path, str]] = {}
 
     @property
     def remote(self) -> str | None:
@@ -58,6 +62,46 @@ class Grader:
             kernel_env=lambda workdir, url: self._kernel_env(assignment, workdir, url))
         self.assignment_env[assignment] = given
         return line
+
+    def seal_answers(self) -> None:
+        """Take every assignment's recorded answers off the disk until :meth:`close`.
+
+        A learner's kernel never holds an answer, but its Spark reads any file the grading
+        machine can (``spark.read.text``, under Connect or not, and so do the Python
+        workers Spark starts for a UDF or a ``foreachBatch``), and the answers file's place
+        follows from what a kernel knows. So while learners' notebooks run, the answers live
+        only in this process, and reach each notebook's judge through the pipe it is forked
+        from. :meth:`close` writes them back for the next run to resume with. If this process
+        is killed before, the next run records them again on the same seed
+        (:func:`~.reference.record_answers`). An assignment whose notebook has a check its
+        kernel judges itself (not declared in two halves) keeps its file: its kernel reads it.
+        """
+        import nbformat
+
+        from .judge import all_checks_declared
+
+        for assignment, given in self.assignment_env.items():
+            answers = Path(given.get(ANSWERS, ""))
+            if assignment in self.sealed or not answers.is_file():
+                continue
+            source = self.course.root / "source" / assignment / self.course.notebook_name(assignment)
+            if not all_checks_declared(nbformat.read(source, as_version=4)):
+                continue
+            self.sealed[assignment] = (answers, answers.read_text())
+            answers.unlink()
+
+    def unseal_answers(self) -> None:
+        """Put the answers :meth:`seal_answers` took off the disk back in their files."""
+        while self.sealed:
+            _, (answers, text) = self.sealed.popitem()
+            partial = answers.with_suffix(".tmp")
+            partial.write_text(text)
+            partial.replace(answers)
+
+    def _sealed_answers(self, assignment: str) -> dict | None:
+        """The answers a notebook's judge is handed in memory (None: it reads their file)."""
+        sealed = self.sealed.get(assignment)
+        return json.loads(sealed[1]) if sealed else None
 
     def recover(self, fault: str, progress=None) -> bool:
         """Whether a notebook that ``fault`` spoiled can be graded again now: when the
@@ -83,8 +127,10 @@ class Grader:
         self.close()
 
     def close(self) -> None:
-        """End the process nbgrader is forked from (the run is over)."""
+        """End the process nbgrader is forked from, and put the answers back on the disk
+        (the run is over)."""
         self.nbgrader.close()
+        self.unseal_answers()
 
     def grade(self, assignment: str, student: str, notebook: Path) -> NotebookGrade:
         """Grade one notebook and write it down in the ledger (what makes a run resumable).
@@ -196,7 +242,8 @@ class Grader:
                     command, cwd=self.course.root, env=env, log=log,
                     watched=[workdir, autograded], limits=self.limits,
                     started=lambda process: self._running.__setitem__(student, process),
-                    fault=server_lost, launch=self.nbgrader.launch)
+                    fault=server_lost, launch=functools.partial(
+                        self.nbgrader.launch, answers=self._sealed_answers(assignment)))
                 self._running.pop(student, None)
                 if self._cancelled.is_set():
                     raise KeyboardInterrupt

@@ -32,10 +32,13 @@ from ..contract import ANSWERS, ASKING, CHECKPOINTS, GUARD_LOG, SEED
 @dataclass
 class Handover:
     """What this process (one notebook's nbgrader) keeps from its kernel: whether the kernel
-    only asks, and the run's answers file, which only the judge reads."""
+    only asks, the run's answers file, and, while the grading command keeps that file off
+    the disk (:meth:`autograder.grading.grader.Grader.seal_answers`), its content, handed to
+    this process in memory when it was forked (:mod:`.warm_nbgrader`)."""
 
     judging: bool = False
     answers_file: str | None = None
+    recorded: dict | None = None
 
 
 #: Filled by :func:`hand_over_answers` before the kernel starts.
@@ -153,7 +156,7 @@ class JudgeGradeCells(NbGraderPreprocessor):
             return nb, resources  # its kernel judged (see hand_over_answers)
         self._seed = int(os.environ.get(SEED) or 0)
         self._imported = locked_imports(nb)
-        with answers.judging(HANDOVER.answers_file):
+        with answers.judging(HANDOVER.answers_file, HANDOVER.recorded):
             return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):

@@ -44,7 +44,9 @@ def record_answers(course: GradingCourse, assignment: str, *, kernel_env: Kernel
         return ({SEED: seed, ANSWERS: str(answers)},
                 f"{assignment}: seed {seed} and Spark's answers kept from an earlier run")
 
-    seed = str(fresh_seed())
+    # A run killed while it kept the answers off the disk (Grader.seal_answers) left its
+    # seed: the class goes on with the same streams, and their answers are recorded again.
+    seed = seed_file.read_text().strip() if reuse and seed_file.exists() else str(fresh_seed())
     folder.mkdir(parents=True, exist_ok=True)
     answers.unlink(missing_ok=True)
     recording = folder / "answers.recording.json"

@@ -69,12 +69,16 @@ class WarmNbgrader:
         self._codes: dict[int, int] = {}
         self._process: subprocess.Popen | None = None
 
-    def launch(self, command: list[str], *, cwd: Path, env: dict[str, str], log: Path) -> ForkedProcess:
+    def launch(self, command: list[str], *, cwd: Path, env: dict[str, str], log: Path,
+               answers: dict | None = None) -> ForkedProcess:
         """Fork a child that runs ``command`` (``[python, -m, nbgrader, ...]``) in ``cwd``
-        with ``env``, its output in ``log``."""
+        with ``env``, its output in ``log``. ``answers``: Spark's recorded answers for the
+        child's judge, handed over through the pipe, never through a file or the
+        environment (a kernel's Spark can read both)."""
         if command[1:3] != ["-m", "nbgrader"]:
             raise ValueError(f"only nbgrader is forked from the launcher, not {command}")
-        request = json.dumps({"argv": command[3:], "cwd": str(cwd), "env": env, "log": str(log)})
+        request = json.dumps({"argv": command[3:], "cwd": str(cwd), "env": env, "log": str(log),
+                              "answers": answers})
         with self._lock:
             for attempt in range(2):
                 process = self._running_launcher()
@@ -203,6 +207,9 @@ def _serve() -> None:
 def _child(request: dict) -> None:
     """Become ``python -m nbgrader <argv>`` in a session of its own, its output in its log;
     then exit with its code."""
+    if request.get("answers") is not None:
+        from .judge import HANDOVER
+        HANDOVER.recorded = request["answers"]
     log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     devnull = os.open(os.devnull, os.O_RDONLY)
     become_module("nbgrader", request["argv"], streams=[devnull, log, log],

@@ -28,7 +28,8 @@ from autograder.asking import RECORD_TYPE
 from autograder.grading import autograde
 from tests.support.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,
                                       release_notebook, solution_notebook, write_submission)
-from tests.support.learners.introspection import CHAPTER1, HONEST_CHAPTER1
+from tests.support.learners.introspection import (CHAPTER1, CHAPTER1_THROUGH_SPARK,
+                                                  HONEST_CHAPTER1)
 
 ASSIGNMENT = "01_global_limit"
 FULL = FULL_MARKS[ASSIGNMENT]
@@ -46,7 +47,9 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
         "limit_then_filter": write_submission(ASSIGNMENT, LIMIT_THEN_FILTER, tmp_path / "ltf.ipynb"),
         "snooper": write_submission(ASSIGNMENT, CHAPTER1, tmp_path / "snooper.ipynb"),
         "introspective": write_submission(ASSIGNMENT, HONEST_CHAPTER1, tmp_path / "intro.ipynb"),
-    }, workdir=course, answers_of=handed_over)
+        "disk_reader": write_submission(ASSIGNMENT, CHAPTER1_THROUGH_SPARK,
+                                        tmp_path / "disk_reader.ipynb"),
+    }, workdir=course, answers_of=handed_over, jobs=2)
     class_records.keep(ASSIGNMENT, course)
 
     assert grades["solution"].points() == FULL
@@ -61,6 +64,10 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
                                           "test_predict_state": 0, "test_emitted_so_far": 0}
     assert grades["introspective"].points() == FULL
     assert not grades["introspective"].flags
+    # Nor does the grading machine's disk, which the learner's Spark reads: while learners'
+    # kernels run, the answers are only in the grading command's memory.
+    assert grades["disk_reader"].points() == {**FULL, "test_predict_emitted": 0,
+                                              "test_predict_state": 0}
 
     # The grading command judged every check outside the kernels: the graded notebooks hold
     # its verdicts (a lesson, or the passed line), never a record of answers.

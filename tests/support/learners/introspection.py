@@ -94,6 +94,61 @@ def emitted_so_far(spark, checkpoint):
 ''',
 }
 
+#: What a cheating cell adds to reach past its kernel: the learner's Spark reads any file
+#: the grading machine can, and the kernel's environment says where the run keeps its
+#: answers (the recorded checkpoints lie beside them, the guard's closed folders hold them).
+READ_THROUGH_SPARK = r'''
+import os
+
+def _from_disk(question, about):
+    from autograder import course_session
+    key = f"{question} {json.dumps(about, sort_keys=True)}"
+    places = []
+    checkpoints = os.environ.get("AUTOGRADER_CHECKPOINTS", "")
+    if checkpoints.endswith(".checkpoints"):
+        places.append(checkpoints[:-len(".checkpoints")] + ".json")
+    for folder in os.environ.get("AUTOGRADER_GUARD_DENY", "").split(os.pathsep):
+        if folder:
+            places.append(folder + "/spark-answers/*/answers.json")
+    import autograder  # the worked examples' answers ship with the course
+    places.append(os.path.join(os.path.dirname(autograder.__file__), "known_answers.json"))
+    spark = course_session()
+    for place in places:
+        try:
+            rows = spark.read.text(place, wholetext=True).collect()
+        except Exception:
+            continue
+        for row in rows:
+            try:
+                table = json.loads(row.value)
+            except Exception:
+                continue
+            for found in (table, *table.values()) if isinstance(table, dict) else ():
+                if isinstance(found, dict) and key in found:
+                    found = found[key]
+                    return json.loads(found) if isinstance(found, str) else found
+    return None
+'''
+
+#: Chapter 1: tasks 1 and 2 read from the run's answers file, through the learner's Spark.
+CHAPTER1_THROUGH_SPARK = {
+    "predict_emitted": SNOOP + READ_THROUGH_SPARK + '''
+def predict_emitted(sizes, limit):
+    facts = _from_disk("global_limit.limit_run", [list(sizes), limit])
+    if isinstance(facts, list) and facts and isinstance(facts[0], dict):
+        return [fact["emitted"] for fact in facts]
+    return [0] * len(sizes)
+''',
+    "predict_state": SNOOP + READ_THROUGH_SPARK + '''
+def predict_state(sizes, limit):
+    facts = _from_disk("global_limit.limit_run", [list(sizes), limit])
+    if isinstance(facts, list) and facts and isinstance(facts[0], dict):
+        return [{k: fact[k] for k in ("numRowsTotal", "numRowsUpdated", "count")}
+                for fact in facts]
+    return [{} for _ in sizes]
+''',
+}
+
 #: Chapter 1, right answers written by a learner who uses the introspection a correct
 #: program may use: logging (which looks at frames), warnings, ``inspect.signature``, a
 #: traceback of their own. Full marks.
