@@ -3,15 +3,16 @@
 A :class:`Step` is one micro-batch with what the stepper shows beside its progress report:
 the rows fed to it and the state rows it committed. :func:`step_html` lays out its input,
 watermark, state, output and metrics as small tables; :class:`Show` writes each value as the
-course prints it (times as seconds after the stream's start when that is known). The HTML
-takes its sizes and colours from the page, so it reads in a light and in a dark theme.
+course prints it (times as seconds after the stream's start when that is known, and so are
+the columns that hold epoch milliseconds, such as a processor's timers). The HTML takes its
+sizes and colours from the page, so it reads in a light and in a dark theme.
 """
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Any, Sequence
+from datetime import date, datetime, timedelta, timezone
+from typing import Any, Iterable, Sequence
 
 from pyspark.sql import Row
 
@@ -39,10 +40,16 @@ class Step:
 
 
 class Show:
-    """How values are written: as the course prints them, times as seconds after ``start``."""
+    """How values are written: as the course prints them, times as seconds after ``start``.
 
-    def __init__(self, start: datetime | None = None):
+    ``epoch_ms`` names the columns whose integers (or lists of integers) are moments written
+    as milliseconds since the epoch, as Spark hands a processor its watermark and timers:
+    they are shown as times too, with the raw number in the cell's tooltip.
+    """
+
+    def __init__(self, start: datetime | None = None, epoch_ms: Iterable[str] = ()):
         self.start = None if start is None else _aware(start)
+        self.epoch_ms = frozenset(epoch_ms)
 
     def value(self, value: Any) -> str:
         if value is None:
@@ -61,10 +68,30 @@ class Show:
             return value.isoformat()
         return str(value)
 
+    def cell(self, column: str, value: Any) -> tuple[str, str | None]:
+        """A table cell's text, and its tooltip: the exact moments behind a time shown as
+        seconds (with their epoch milliseconds when the column holds those)."""
+        raw = value
+        if column in self.epoch_ms:
+            value = _from_epoch_ms(value)
+        moments = _moments(value)
+        if self.start is None or not moments:
+            return self.value(value), None
+        exact = [_utc(moment) for moment in moments]
+        if column in self.epoch_ms:
+            exact = [f"{text} = {number} ms" for text, number
+                     in zip(exact, raw if isinstance(raw, (list, tuple)) else [raw])]
+        return self.value(value), "; ".join(exact)
+
     def moment(self, moment: datetime) -> str:
         if self.start is None:
             return moment.isoformat(sep=" ")
-        return f"{(_aware(moment) - self.start).total_seconds():g} s"
+        after = _aware(moment) - self.start
+        if abs(after) > FAR:
+            # Spark's initial watermark (the epoch) and what is computed from it: as a
+            # count of seconds from the example's start it would be an unreadable number.
+            return _utc(moment)
+        return f"{after.total_seconds():g} s"
 
     def timestamp(self, text: str) -> str:
         """A time from a progress report (an ISO string in UTC, ``...Z``)."""
@@ -78,8 +105,39 @@ class Show:
         if not text:
             return "<em>none</em>"
         if text.startswith(EPOCH):
-            return f"<em>none yet</em> (Spark's initial <code>{_text(text)}</code>)"
+            return f"<em>none yet</em> (Spark's initial <code>{_text(self.timestamp(text))}</code>)"
         return f"<code>{_text(self.timestamp(text))}</code>"
+
+    def legend(self) -> str | None:
+        """What the times count from, said once under a stepper (None: they are written
+        as they are)."""
+        if self.start is None:
+            return None
+        return f"Times are in seconds after {_utc(self.start)} UTC."
+
+
+#: How far from the start a moment is still written as seconds after it.
+FAR = timedelta(days=1)
+
+
+def _from_epoch_ms(value: Any) -> Any:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value / 1000, tz=timezone.utc)
+    if isinstance(value, (list, tuple)):
+        return [_from_epoch_ms(item) for item in value]
+    return value
+
+
+def _moments(value: Any) -> list[datetime]:
+    if isinstance(value, datetime):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [item for item in value if isinstance(item, datetime)]
+    return []
+
+
+def _utc(moment: datetime) -> str:
+    return _aware(moment).astimezone(timezone.utc).replace(tzinfo=None).isoformat(sep=" ")
 
 
 #: How a progress report writes Spark's initial watermark (0 ms after the epoch).
@@ -92,16 +150,25 @@ def _aware(moment: datetime) -> datetime:
 
 
 def step_html(step: Step, *, columns: Sequence[str] | None = None,
-              show: Show | None = None) -> str:
-    """The view of one micro-batch: input, watermark, state, output and metrics."""
+              show: Show | None = None, position: str | None = None) -> str:
+    """The view of one micro-batch: input, watermark, state, output and metrics.
+
+    ``position`` is the slider's name for this micro-batch where the slider does not show
+    micro-batch ids (``"input 2, no-data"``): the heading says it too, so that a reader sees
+    which micro-batch the slider chose. A query with no watermark (no event time) shows no
+    watermark.
+    """
     show = show or Show()
     batch = step.batch
-    head = (
-        f"<strong>micro-batch {batch.batch_id}</strong>"
-        + (" (a no-data micro-batch: Spark ran it because the watermark moved)"
-           if is_no_data_batch(batch) else "")
-        + " &middot; watermark: " + show.watermark(batch.watermark)
-    )
+    no_data = "Spark ran it because the watermark moved"
+    if position is not None:
+        said = f"{position}: {no_data}" if is_no_data_batch(batch) else position
+    else:
+        said = f"a no-data micro-batch: {no_data}" if is_no_data_batch(batch) else None
+    head = f"<strong>micro-batch {batch.batch_id}</strong>" + (f" ({_text(said)})" if said
+                                                                 else "")
+    if batch.watermark is not None:
+        head += " &middot; watermark: " + show.watermark(batch.watermark)
     if step.input is None:
         input_panel = _panel(f"input ({_rows(batch.input_rows)})",
                              "<em>rows not kept (use record_steps)</em>")
@@ -205,11 +272,19 @@ def _table(rows: Sequence[Any], show: Show | None = None,
             columns = ["value"] if width == 1 else [f"column {i + 1}" for i in range(width)]
     head = "".join(f"<th style='{_CELL}'>{_text(name)}</th>" for name in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td style='{_CELL}'>{_text(show.value(value))}</td>"
-                         for value in row) + "</tr>"
+        "<tr>" + "".join(_cell(*show.cell(name, value)) for name, value in zip(columns, row))
+        + "</tr>"
         for row in cells
     )
     return f"<table style='{_TABLE}'><tr>{head}</tr>{body}</table>"
+
+
+def _cell(text: str, tooltip: str | None) -> str:
+    if tooltip is None:
+        return f"<td style='{_CELL}'>{_text(text)}</td>"
+    # A time stays on one line: a date would otherwise break at its hyphens on a phone.
+    return (f"<td style='{_CELL};white-space:nowrap' title='{_text(tooltip)}'>"
+            f"{_text(text)}</td>")
 
 
 def _text(value: Any) -> str:

@@ -134,7 +134,7 @@ def as_recording(recorded: Recording | StreamRun | Sequence[BatchRecord] | Seque
 def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
             title: str | None = None, interval_ms: int = 1500,
             input_columns: Sequence[str] | None = None,
-            start: datetime | None = None) -> widgets.VBox:
+            start: datetime | None = None, epoch_ms: Sequence[str] = ()) -> widgets.VBox:
     """A widget that shows one micro-batch at a time, with a slider and a play button.
 
     ``recorded`` is a :class:`Recording` (from :func:`record_steps`), a finished
@@ -142,7 +142,10 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
     (``{"append": ..., "update": ...}``), shown as tabs under one slider. ``states`` gives
     the state snapshots of a single run recorded without them. ``input_columns`` names the
     input rows' columns where a recording does not (rows given as tuples), and ``start``,
-    the moment the stream's event times count from, shows every time as seconds after it.
+    the moment the stream's event times count from, shows every time as seconds after it
+    (said once under the views). ``epoch_ms`` names the columns of any table whose integers
+    are epoch milliseconds (a processor's ``watermark`` and ``timers``): they are shown as
+    times too, so that the watermark reads the same in the heading and in the tables.
 
     Tabs are lined up by their input: at every position of the slider each tab shows the
     micro-batch that read the same input rows, or the same no-data micro-batch after them.
@@ -158,25 +161,28 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
         return widgets.VBox([widgets.HTML("<em>No micro-batch has run yet.</em>")])
 
     timeline = slider_positions(recordings)
-    show = Show(start)
-    stacks = []
-    for recording in recordings:
-        columns = recording.input_columns or input_columns
-        by_position = dict(zip(input_positions(recording.steps), recording.steps))
-        stacks.append(widgets.Stack(
-            [widgets.HTML(step_html(by_position[position], columns=columns, show=show)
-                          if position in by_position
-                          else _missing_html(recording, position))
-             for position in timeline],
-            selected_index=0,
-        ))
+    show = Show(start, epoch_ms)
     by_id = all(
         input_positions(r.steps) == timeline
         and [step.batch.batch_id for step in r.steps] == list(range(len(r.steps)))
         for r in recordings
     )
+    # Where the tabs' micro-batch ids differ, the slider names each position by its input,
+    # and each view's heading repeats that name beside its own micro-batch id.
     labels = [str(index) if by_id else position_label(position)
               for index, position in enumerate(timeline)]
+    stacks = []
+    for recording in recordings:
+        columns = recording.input_columns or input_columns
+        by_position = dict(zip(input_positions(recording.steps), recording.steps))
+        stacks.append(widgets.Stack(
+            [widgets.HTML(step_html(by_position[position], columns=columns, show=show,
+                                    position=None if by_id else label)
+                          if position in by_position
+                          else _missing_html(recording, position))
+             for position, label in zip(timeline, labels)],
+            selected_index=0,
+        ))
     slider = widgets.SelectionSlider(
         options=labels, index=0, description="micro-batch",
         style={"description_width": "initial"},
@@ -199,7 +205,9 @@ def stepper(recorded: Any, *, states: Sequence[list[Row] | None] | None = None,
         body = widgets.Tab(stacks, titles=[r.title for r in recordings])
     summary = ", ".join(f"{r.title}: {len(r.steps)} micro-batches" for r in recordings)
     controls = widgets.HBox([play, slider], layout=widgets.Layout(flex_flow="row wrap"))
-    box = Stepper([controls, body], summary=summary, links=links)
+    legend = show.legend()
+    children = [controls, body] + ([widgets.HTML(legend)] if legend else [])
+    box = Stepper(children, summary=summary, links=links)
     box.add_class("micro-batch-stepper")
     return box
 

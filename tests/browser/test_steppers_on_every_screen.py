@@ -5,7 +5,9 @@ every micro-batch, and each tab of a tabbed stepper is opened at every one of th
 measured is what the reader sees: the colour of each text against the colour really
 behind it (the first backgrounds up its ancestors that cover it), the place and the ring
 of the slider's handle, its size and colours before it is touched, the length and colour
-of the slider's track, and where table cells wrap.
+of the slider's track, and where table cells wrap. What each view says is read too, on a
+desktop: its heading names the micro-batch as the slider's readout does, shows a watermark
+only where the query has one, and writes times as its tables do.
 
 Each screen (a width and a theme) is read once for the whole module: :func:`read_on` opens
 every stepper page at it, walks every stepper through every view and measures all of the
@@ -14,6 +16,7 @@ one property on what was measured, as the reader would have seen it.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pytest
@@ -350,3 +353,91 @@ def test_on_a_phone_stepper_tables_keep_words_whole_and_scroll_inside_their_box(
     assert found == {}, "words broken inside (broken), tables wider than the screen with " \
                         "no scroll bar of their own (stuck), or a view wider than its " \
                         f"stepper (wider): {found}"
+
+
+# -- 4. what each view says: the micro-batch the slider chose, a watermark only where the
+#       query has one, and times written alike in the heading and in the tables ---------
+#: The view a reader sees (its heading and its tables' cells) and the slider's readout.
+VIEW_AS_READ = """stepper => {
+  const step = [...stepper.querySelectorAll('.stepper-step')].find(s => s.getClientRects().length);
+  const tables = [...step.querySelectorAll('table')].map(table =>
+    [...table.rows].map(row => [...row.cells].map(cell => cell.innerText.trim())));
+  return {readout: stepper.querySelector('.widget-readout').innerText.trim(),
+          head: step.firstElementChild.innerText.trim(), tables};
+}"""
+
+
+@pytest.fixture(scope="module")
+def views_as_read(visit_in_module, site) -> dict[str, list[list[dict]]]:
+    """Every view of every stepper of the site, as read on a desktop: by page, one list
+    per stepper (and per tab) of VIEW_AS_READ's findings, each with its place."""
+    read: dict[str, list[list[dict]]] = {}
+    for path in stepper_pages(site):
+        page = visit_in_module(path, wait_for=DRAWN, width=DESKTOP).page
+        steppers = page.locator(STEPPER)
+        read[path] = []
+        for number in range(steppers.count()):
+            by_tab: dict = {}
+            for position, tab in each_view(page, steppers.nth(number)):
+                seen = steppers.nth(number).evaluate(VIEW_AS_READ)
+                seen["where"] = f"{path} stepper {number} at {position}, tab {tab}"
+                by_tab.setdefault(tab, []).append(seen)
+            read[path] += list(by_tab.values())
+        page.context.close()
+    return read
+
+
+def micro_batch_views(views: list[dict]) -> list[dict]:
+    """The views that show a micro-batch (not a tab's note that its run ran none there)."""
+    return [view for view in views if view["head"].startswith("micro-batch ")]
+
+
+def test_a_views_heading_names_its_micro_batch_as_the_slider_does(views_as_read):
+    # The readout is the micro-batch's id, or, where tabs number their micro-batches
+    # differently, the input it read ("input 2") or the no-data run after it ("input 2,
+    # no-data"): the heading says the same words beside its own micro-batch id.
+    unlike = [f"{view['where']}: readout {view['readout']!r}, heading {view['head']!r}"
+              for steppers in views_as_read.values() for views in steppers
+              for view in micro_batch_views(views)
+              if not (view["head"].startswith(f"micro-batch {view['readout']} ")
+                      or view["head"] == f"micro-batch {view['readout']}"
+                      if view["readout"].isdigit() else f"({view['readout']}" in view["head"])]
+    assert unlike == [], "\n".join(unlike)
+
+
+def test_a_watermark_is_shown_only_where_the_query_has_one(views_as_read):
+    for steppers in views_as_read.values():
+        for views in steppers:
+            shown = [("watermark:" in view["head"], view["where"])
+                     for view in micro_batch_views(views)]
+            # a query with a watermark shows it at every micro-batch, from "none yet" on
+            assert len({said for said, _ in shown}) <= 1, shown
+            for view in views:
+                assert not re.search(r"watermark: none(?! yet)", view["head"]), view
+    # chapter 5's stores count words with no event time: no watermark; chapter 3's windows
+    # have one at every micro-batch
+    for path, said in [("book/05_state_store.html", False),
+                       ("book/03_state_store_save.html", True)]:
+        heads = [view["head"] for views in views_as_read[path] for view in micro_batch_views(views)]
+        assert heads and all(("watermark:" in head) == said for head in heads), (path, heads)
+
+
+def test_times_read_alike_in_a_views_heading_and_in_its_tables(views_as_read):
+    for steppers in views_as_read.values():
+        for views in steppers:
+            for view in views:
+                cells = [cell for table in view["tables"] for row in table for cell in row]
+                # a raw count of epoch milliseconds is no time a reader can place
+                assert not [cell for cell in cells if re.search(r"\d{10,}", cell)], view
+                # a watermark column says what the heading says the watermark is
+                for table in view["tables"]:
+                    if "watermark" in table[0]:
+                        column = table[0].index("watermark")
+                        for row in table[1:]:
+                            assert f"watermark: {row[column]}" in view["head"] or (
+                                f"initial {row[column]})" in view["head"]), view
+    # chapter 4's processor writes its watermark and timers in epoch milliseconds
+    late = [view for views in views_as_read["book/04_transform_with_state.html"]
+            for view in views if view["head"].startswith("micro-batch 2 ")]
+    assert late and "watermark: -5 s" in late[0]["head"], late
+    assert ["ann", "3", "[5 s]"] in late[0]["tables"][1], late[0]["tables"]
