@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
@@ -126,6 +128,7 @@ def main() -> None:
         import json
         print(json.dumps(micro_batch_latency()))
         return
+    load = machine()["load"]
 
     rows = [("session start (local, fresh process)", session_start())]
     for name, latency in micro_batch_latency().items():
@@ -138,6 +141,7 @@ def main() -> None:
     print("| measurement | seconds |\n| --- | ---: |")
     for name, value in rows:
         print(f"| {name} | {value:.2f} |")
+    write_record("learner", {name: round(value, 2) for name, value in rows}, load=load)
     if not args.quick:
         print()
         print(book_builds())

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("_config.yml", "_toc.yml", "book", "exercises")
 #: Lines myst-nb writes for each notebook it runs, and for each it takes from the cache.
@@ -63,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy")
     args = parser.parse_args(argv)
+    load = machine()["load"]
     if not (ROOT / "book" / "_static" / "widgets").is_dir():
         subprocess.run([sys.executable, str(ROOT / "scripts" / "vendor_widgets.py")],
                        check=True)
@@ -84,6 +87,13 @@ def main(argv: list[str] | None = None) -> int:
               f"{result['from_cache']} from the cache")
         for notebook, spent in result["per_notebook"].items():
             print(f"    {notebook:32} {spent:6.1f} s")
+    write_record("book", {name: {
+        "seconds": round(result["seconds"], 1), "pages executed": result["executed"],
+        "cells, added up": round(result["executing_seconds"], 1),
+        "cells, on the clock": round(result["executing_wall"], 1),
+        "pages from the cache": result["from_cache"], "per page": result["per_notebook"]}
+        for name, result in (("fresh build", fresh), ("rebuild with nothing changed", warm))},
+        load=load)
     if warm["executed"]:
         print("the warm build executed notebooks: the execution cache did not serve them")
         return 1

@@ -41,6 +41,9 @@ from autograder.warm_python import worker_python  # noqa: E402
 from tests.support.learners import CHAPTERS, learners  # noqa: E402
 from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+from records import machine, write_record  # noqa: E402
+
 STOCK_CONFIG = """\
 c = get_config()
 c.CourseDirectory.root = {root!r}
@@ -218,9 +221,16 @@ def main() -> None:
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")
     summary = {}
+    load, numbers = machine()["load"], {}
     for assignment in args.assignment:
+        numbers[assignment] = {"notebooks": args.count,
+                               "load at the start": round(os.getloadavg()[0], 2)}
         with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
             summary[assignment] = benchmark(assignment, Path(tmp), args)
+        numbers[assignment].update({name: round(s, 1) for name, s in summary[assignment].items()})
+        if assignment in SOLUTION_RUN:
+            numbers[assignment]["solution run"] = SOLUTION_RUN[assignment]
+    write_record("grading", numbers, load=load)
     print("\n| assignment | " + " | ".join(next(iter(summary.values()))) + " | (seconds, "
           f"{args.count} notebooks)")
     for assignment, results in summary.items():

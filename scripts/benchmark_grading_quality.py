@@ -39,6 +39,9 @@ sys.path.insert(0, str(ROOT))
 from autograder.grading import autograde  # noqa: E402
 from tests.support.learners import CHAPTERS, expected_points, learners  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+from records import machine, write_record  # noqa: E402
+
 
 def grade_on_seed(assignment: str, seed: int, folder: Path, jobs: int) -> dict:
     corpus = learners(assignment)
@@ -75,11 +78,16 @@ def tally(assignment: str, graded: dict[int, dict]) -> tuple[list[list], list[st
                                      f"{'; ' + grade.detail if grade.detail else ''})")
     table = []
     for task, row in counts.items():
-        def share(kind):
+        def share(kind, row=row):
             done, total = row[kind]
             return f"{100 * done / total:.0f} % ({done}/{total})" if total else "-"
         table.append([task, share("right"), share("wrong"), share("untouched")])
     return table, misgrades
+
+
+def _counts(share: str) -> list[int] | None:
+    """``"100 % (40/40)"`` as ``[40, 40]``; ``"-"`` (no such answer) as None."""
+    return None if share == "-" else [int(n) for n in share.rpartition("(")[2].rstrip(")").split("/")]
 
 
 def main(argv=None) -> int:
@@ -93,7 +101,7 @@ def main(argv=None) -> int:
                              "when one of its grades differs from the corpus's")
     args = parser.parse_args(argv)
     seeds = args.seed or random.Random().sample(range(1, 10**6), args.seeds)
-    started = time.monotonic()
+    started, load, numbers = time.monotonic(), machine()["load"], {}
     print(f"# grading quality, {date.today()}, {platform.node()}, {os.cpu_count()} cores, "
           f"load before: {os.getloadavg()[0]:.2f}; seeds {seeds}\n")
     wrong = 0
@@ -109,6 +117,13 @@ def main(argv=None) -> int:
                     print(f"(seed {seed}: a grade differs; its course folder is kept in {kept})")
         table, misgrades = tally(assignment, graded)
         wrong += len(misgrades)
+        numbers[assignment] = {
+            "notebooks": len(learners(assignment)), "seeds": seeds,
+            "seconds": round(time.monotonic() - t0),
+            "tasks": {task: {"precision": _counts(right), "recall": _counts(wrong_),
+                             "untouched": _counts(untouched)}
+                      for task, right, wrong_, untouched in table},
+            "grades that differ": misgrades}
         print(f"## {assignment}: {len(learners(assignment))} notebooks x {len(seeds)} seeds, "
               f"{time.monotonic() - t0:.0f} s\n")
         print("| task | precision (right answers, full marks) | recall (wrong answers, zero) "
@@ -124,6 +139,7 @@ def main(argv=None) -> int:
         sys.stdout.flush()
     print(f"{wrong} grade(s) differ from the corpus's; {time.monotonic() - started:.0f} s in all; "
           f"load after: {os.getloadavg()[0]:.2f}")
+    write_record("grading-quality", numbers, load=load)
     return 1 if wrong else 0
 
 

@@ -1,4 +1,4 @@
-"""What forking each notebook's nbgrader from a warm launcher saves (issue 34).
+"""What forking each notebook's nbgrader from a warm launcher saves.
 
     .venv/bin/python scripts/benchmark_nbgrader_start.py [--assignment 01_global_limit]
         [--count 8] [--rounds 2]
@@ -35,6 +35,9 @@ from autograder.grading import grader as grader_module  # noqa: E402
 from autograder.grading.connect_server import ConnectServer  # noqa: E402
 from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+from records import machine, write_record  # noqa: E402
+
 
 class ColdStart:
     """Stands in for the launcher: ``launch`` None makes the grader start ``python -m
@@ -53,11 +56,12 @@ def busy_cpu_seconds() -> float:
     return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
 
 
-def grade_in_turns(rounds: int, count: int, grade: Callable[[str, int], dict]) -> None:
+def grade_in_turns(rounds: int, count: int, grade: Callable[[str, int], dict]) -> dict:
     """Grade a class ``rounds`` times the "cold" way and the "warm" way, alternating
     (cold first in odd rounds, warm first in even ones); print each grading's seconds and
     the machine's busy CPU seconds, then the means. ``grade(way, round)`` grades once and
-    returns the grades. (Also scripts/benchmark_warm_python.py's.)"""
+    returns the grades. (Also scripts/benchmark_warm_python.py's.) Returns, each way, the
+    seconds and the CPU seconds of each grading, as a record keeps them."""
     totals: dict[str, list[tuple[float, float]]] = {"cold": [], "warm": []}
     for round_ in range(rounds):
         for way in ("cold", "warm") if round_ % 2 == 0 else ("warm", "cold"):
@@ -72,6 +76,8 @@ def grade_in_turns(rounds: int, count: int, grade: Callable[[str, int], dict]) -
         walls, cpus = zip(*runs)
         print(f"{way}: {sum(walls) / len(walls):.1f} s, {sum(cpus) / len(cpus):.1f} s of CPU "
               f"a class of {count} (mean of {len(runs)})")
+    return {way: {"seconds": [round(wall, 1) for wall, _ in runs],
+                  "CPU seconds": [round(cpu, 1) for _, cpu in runs]} for way, runs in totals.items()}
 
 
 def main() -> None:
@@ -81,6 +87,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="gradings each way")
     args = parser.parse_args()
     assignment = args.assignment
+    load = machine()["load"]
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {platform.node()}, load "
           f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; {assignment}, "
           f"{args.count} notebooks, {args.rounds} rounds each way", flush=True)
@@ -102,7 +109,9 @@ def main() -> None:
             finally:
                 grader_module.WarmNbgrader = ways["warm"]
 
-        grade_in_turns(args.rounds, args.count, grade)
+        ways_measured = grade_in_turns(args.rounds, args.count, grade)
+    write_record("nbgrader-start", {"assignment": assignment, "notebooks": args.count,
+                                    **ways_measured}, load=load)
 
 if __name__ == "__main__":
     main()

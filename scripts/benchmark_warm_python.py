@@ -1,4 +1,4 @@
-"""What forking transformWithState's driver workers from a warm process saves (issue 34).
+"""What forking transformWithState's driver workers from a warm process saves.
 
     .venv/bin/python scripts/benchmark_warm_python.py [--rounds 2] [--count 4] [--reading 20]
 
@@ -33,7 +33,6 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -41,6 +40,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from benchmark_nbgrader_start import grade_in_turns  # noqa: E402
 from benchmark_self_check import timed_run, with_checks_again, with_reading  # noqa: E402
+from records import machine, write_record  # noqa: E402
 
 from autograder.grading import autograde  # noqa: E402
 from autograder.grading import connect_server  # noqa: E402
@@ -76,14 +76,17 @@ def main() -> None:
           f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; {ASSIGNMENT}, "
           f"{args.rounds} rounds each way", flush=True)
     orders = [("cold", "warm") if r % 2 == 0 else ("warm", "cold") for r in range(args.rounds)]
+    load, numbers = machine()["load"], {"rounds": args.rounds}
 
     if "learner" in args.only:
-        measure_a_learner(orders, args.reading)
+        numbers["a learner"] = {"reading": args.reading,
+                                "cells": measure_a_learner(orders, args.reading)}
     if "class" in args.only:
-        measure_a_class(orders, args.count)
+        numbers["a class"] = {"notebooks": args.count, **measure_a_class(orders, args.count)}
+    write_record("warm-python", numbers, load=load)
 
 
-def measure_a_learner(orders: list[tuple[str, str]], reading: float) -> None:
+def measure_a_learner(orders: list[tuple[str, str]], reading: float) -> dict:
     print("\n## A learner: the solved release in a fresh kernel", flush=True)
     checks: dict[str, list[dict[str, float]]] = {way: [] for way in WAYS}
     for round_, order in enumerate(orders):
@@ -94,12 +97,15 @@ def measure_a_learner(orders: list[tuple[str, str]], reading: float) -> None:
                 f"{name} {seconds:.2f}" for name, seconds in times.items()), flush=True)
     names = list(checks["warm"][0])
     print("\n| cell | cold s (mean) | warm s (mean) |\n|---|---:|---:|")
+    means = {}
     for name in names:
         mean = {way: sum(run[name] for run in runs) / len(runs) for way, runs in checks.items()}
         print(f"| {name} | {mean['cold']:.2f} | {mean['warm']:.2f} |")
+        means[name] = {way: round(seconds, 2) for way, seconds in mean.items()}
+    return means
 
 
-def measure_a_class(orders: list[tuple[str, str]], count: int) -> None:
+def measure_a_class(orders: list[tuple[str, str]], count: int) -> dict:
     print(f"\n## A class of {count}, graded two at a time on a Connect server", flush=True)
     work = Path(tempfile.mkdtemp(prefix="bench-warm-python-"))
     notebooks = {f"solution{i}": solution_notebook(ASSIGNMENT) for i in range(count // 2)}
@@ -121,7 +127,7 @@ def measure_a_class(orders: list[tuple[str, str]], count: int) -> None:
         finally:
             connect_server.worker_python = worker_python
 
-    grade_in_turns(len(orders), count, grade)
+    return grade_in_turns(len(orders), count, grade)
 
 
 if __name__ == "__main__":
