@@ -17,13 +17,10 @@ class_records = classroom_fixtures.class_records
 _grading_tests_share_a_server = classroom_fixtures._grading_tests_share_a_server
 
 #: The test files that take longest on two workers, longest first (``pytest --durations=0``
-#: in a clean clone, 2026-11-26 20:15: the site's tests build the book, about 306 s in all;
-#: chapter 4's grading test 258 s, the hostile corpus 242 s, the command's scenario 173 s,
-#: ...). pytest-xdist hands whole files (``--dist loadfile``) to whichever worker is free, in
-#: collection order (``--no-loadscope-reorder`` in pyproject.toml; by default it would start
-#: with the files that hold the most tests, and a long one-test file like chapter 4's
-#: grading started last, with the other worker idle for minutes). Long files first, short
-#: ones fill in at the end.
+#: tells; the site's tests, which build the book, take about five minutes). pytest-xdist
+#: hands whole files (``--dist loadfile``) to whichever worker is free, in collection order
+#: (``--no-loadscope-reorder`` in pyproject.toml), so the long files start first and a long
+#: one does not start last while the other worker idles; short ones fill in at the end.
 LONGEST_FIRST = [
     "tests/browser/test_site.py",
     "tests/grading/test_transform_with_state_grading.py",
@@ -34,9 +31,11 @@ LONGEST_FIRST = [
     "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
     "tests/grading/test_state_store_save_grading.py",
     "tests/browser/test_steppers_on_every_screen.py",
+    "tests/browser/test_reading_and_keyboard.py",
     "tests/grading/test_classroom_shards.py",
     "tests/grading/test_global_limit_grading.py",
     "tests/toolkit/test_check_notebook.py",
+    "tests/lab/test_exercises_open_unchanged.py",
 ]
 
 

@@ -188,13 +188,14 @@ STEPPER = ".micro-batch-stepper"
 WIDGET_OUTPUT = ".cell_output .widget-view, .cell_output script[type*=widget]"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def seen(browser, site):
     """``seen(path, width=None)``: the page as a reader first sees it, its widgets drawn.
 
-    Each page is opened once per test module and width, and shared by every test of the
-    module that asks for it: those tests only read the page (no click, key or scroll), so
-    the page they read is the one that loaded. A test that acts on a page uses ``visit``.
+    Each page is opened once per test process and width, and shared by every test that
+    asks for it, whatever its module: those tests only read the page (no click, key or
+    scroll), so the page they read is the one that loaded. A test that acts on a page uses
+    ``visit``.
     """
     contexts: list = []
     opened: dict = {}

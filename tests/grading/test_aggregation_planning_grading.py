@@ -71,7 +71,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
                                               tmp_path / "save_then_restore.ipynb"),
         "one_store": write_submission(ASSIGNMENT, ONE_STORE, tmp_path / "one_store.ipynb"),
         "snooper": write_submission(ASSIGNMENT, CHAPTER2, tmp_path / "snooper.ipynb"),
-    })
+    }, jobs=2)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)

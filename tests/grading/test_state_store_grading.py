@@ -37,7 +37,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         **{name: CORPUS[name].write(ASSIGNMENT, tmp_path / "handed-in")
            for name in ("every_missing_commit", "example_typed_in")},
         "snooper": write_submission(ASSIGNMENT, CHAPTER5, tmp_path / "snooper.ipynb"),
-    }, workdir=course)
+    }, workdir=course, jobs=2)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)

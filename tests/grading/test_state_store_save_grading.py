@@ -98,7 +98,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         "no_no_data_batch": write_submission(ASSIGNMENT, NO_NO_DATA_BATCH,
                                              tmp_path / "no_no_data_batch.ipynb"),
         "snooper": write_submission(ASSIGNMENT, CHAPTER3, tmp_path / "snooper.ipynb"),
-    })
+    }, jobs=2)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)

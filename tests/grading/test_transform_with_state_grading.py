@@ -40,7 +40,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         "no_ttl_and_rows": write_submission(
             ASSIGNMENT, {"ttl_dedup": NO_TTL, "first_n": ROWS_IN_A_LIST},
             tmp_path / "no_ttl_and_rows.ipynb"),
-    })
+    }, jobs=2)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
