@@ -101,11 +101,10 @@ def side_by_side(spark, runs: dict[Hashable, Callable[[], Any]]) -> dict[Hashabl
     """Call every function of ``runs`` (each runs queries on ``spark``); their results by key.
 
     With a local session they run at once, in threads, so that Spark overlaps their
-    micro-batches. Under Spark Connect they run one after the other. That began when every
-    query there wrote through ``foreachBatch`` in a Python process of the server's, and
-    several starting at once could time out; the driver starts no such process for them now
-    (:mod:`autograder.sinks`), and running them at once under Connect has not been measured
-    since. The first error raised is raised again here.
+    micro-batches. Under Spark Connect they run one after the other, the cautious choice:
+    Python processes the server starts together (for ``foreachBatch``) can time out, and
+    although the course's queries start none (:mod:`autograder.sinks`), running them at once
+    under Connect is not measured. The first error raised is raised again here.
     """
     if is_connect(spark):
         return {key: run() for key, run in runs.items()}

@@ -212,7 +212,7 @@ def ask(function: Callable, *args: Any, what: str, batch: int | None = None,
         return function(*args)
     except CheckFailed:
         raise
-    except Exception as error:  # noqa: BLE001 - the learner's code failed: say where
+    except Exception as error:  # the learner's code failed: say where
         not_the_learners(error)
         where = unfinished_in(error)
         if where is not None:

@@ -224,5 +224,5 @@ def planning_strategies(query) -> list[tuple[str, str]]:
 def _answers(strategy, node) -> bool:
     try:
         return not strategy.apply(node).isEmpty()
-    except Exception:   # a strategy may throw on an operator it does not plan (a match error)
+    except Exception:  # noqa: BLE001 - a strategy may throw on an operator it does not plan
         return False

@@ -47,20 +47,15 @@ CLASS_ARCHIVE = Path(os.environ.get("COURSE_CLASS_ARCHIVE")
 #:
 #: * ``-XX:TieredStopAtLevel=1``: compile hot methods with the quick compiler (C1) only.
 #:   The optimising compiler (C2) would recompile the same methods again, on the same two
-#:   cores, for code that tiny batches never run long enough to repay. Measured on
-#:   2026-11-26 (a book page in a fresh kernel, idle 2-core machine): the JVM's CPU time for
-#:   chapter 1 32.0 s -> 17.5 s and for chapter 4 53.2 s -> 32.3 s; the pages ran 23 % and
-#:   18 % faster.
+#:   cores, for code that tiny batches never run long enough to repay: a book page's JVM
+#:   spends about 40 % less CPU time, and the page runs about a fifth faster.
 #: * ``-XX:+UseSerialGC``: one thread collects a heap of tiny batches; G1's concurrent
-#:   threads would take a core from Spark's two task threads (another 0.5-1 s of a page).
+#:   threads would take a core from Spark's two task threads (0.5-1 s of a page).
 #:
 #: Neither changes what Spark computes: the same plans, rows, metrics and state files. The
 #: grading server keeps Java's own (``driver_java_options(long_lived=True)``): it lives for a
 #: whole class and many sessions share its heap, which one collecting thread would pause
-#: all at once; and with these two options it graded no faster (a class of 30 chapter 4
-#: notebooks in 702 s, 610 s without them earlier that day; 10 notebooks in 241 s and 249 s
-#: one after the other; C1 alone, Java's collector kept, 269 s against 252 s later that
-#: night: docs/benchmarks.md).
+#: all at once, and these options grade a class no faster (docs/benchmarks.md).
 JIT_AND_GC = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
 
 

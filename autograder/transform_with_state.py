@@ -43,7 +43,8 @@ from .session import course_session
 from .streams import T0
 from .tws_state import (batch_timestamp_ms, custom_metrics, ms, no_data_batches_disabled,
                         pending_timers, state_rows_per_key, state_variables, stored_keys,
-                        stored_values, ttl_expiries, ttl_expiries_per_key)
+                        stored_values, ttl_expiries_per_key)
+from .tws_state import ttl_expiries  # noqa: F401 - one of the TOOLS a learner imports from here
 from .tws_streams import (EXAMPLE_FIRST, HOUR_MS, Stream, count_cases, dedup_runs,
                           first_n_stream, session_stream)
 

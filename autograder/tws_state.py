@@ -118,7 +118,7 @@ def ttl_expiries_per_key(run: StreamRun, operator: int) -> dict[str, list[int]]:
         if not variable.get("ttlEnabled"):
             continue
         for row in run.state(operatorId=operator, stateVarName=variable["stateName"]):
-            for name, field in row.asDict(recursive=True).items():
+            for field in row.asDict(recursive=True).values():
                 if isinstance(field, dict) and "ttlExpirationMs" in field:
                     expiries.setdefault(str(row.key[0]), []).append(int(field["ttlExpirationMs"]))
     return {key: sorted(found) for key, found in sorted(expiries.items())}

@@ -6,7 +6,7 @@ docs/grading-quality.md lists them) and a part drawn from the seed. The two part
 **side by side**: micro-batch ``i`` of the query holds micro-batch ``i`` of each part, and
 each part has grouping keys of its own (the fixed part's users are never the seed's). State
 is kept per key, so a processor treats each part as if it ran alone, and one query plays
-both: fewer, fuller micro-batches (issue 34). What is global to a query is kept apart: a
+both: fewer, fuller micro-batches. What is global to a query is kept apart: a
 time to live (task 2 runs a second query for it), and the watermark of task 1, which the
 seed's event times are drawn not to move before the fixed part does.
 

@@ -22,7 +22,7 @@ read as their bytes arrive, so a process that connects and sends nothing holds n
 The warm process ends when its JVM does (it watches the JVM's pid), and it is in the JVM's
 process group, so whatever stops Spark's processes stops it too. Anything
 unexpected (no warm process, another system than Linux, a refused request) falls back to
-a plain Python: never slower than before, never a query that does not start.
+a plain Python: never slower than without it, never a query that does not start.
 
 This module is run as the script's code *before* anything else is imported, without the
 course on ``sys.path``: its top level imports the standard library only.

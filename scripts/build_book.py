@@ -12,8 +12,9 @@ every page executed, renders it, and fails on any warning (``--warningiserror``)
 
 Each page still runs in a fresh kernel, but the kernels of one worker of the pool share a
 driver JVM (:class:`autograder.session.SharedDriver`), one page after the other, each with
-its own SparkContext: a page no longer pays for starting Spark's JVM and for running its
-code cold (docs/benchmarks.md: the 9 pages in 122 s and 233 s of CPU, from 163 s and 330 s).
+its own SparkContext: a page does not pay for starting Spark's JVM and for running its
+code cold (docs/benchmarks.md: the 9 pages in 122 s and 233 s of CPU, against 163 s and
+330 s with a JVM each).
 
 A page whose execution fails is not stored: the build executes it again itself and
 reports the error the way it always does. A cell that fails once and passes the second time

@@ -1,4 +1,4 @@
-"""How many micro-batches a graded notebook runs, task by task (issue 34's lever).
+"""How many micro-batches a graded notebook runs, task by task: what its grading costs.
 
     .venv/bin/python scripts/count_micro_batches.py [--seed 11] [--assignment 04_transform_with_state]
 

@@ -533,7 +533,8 @@ def main() -> None:
     output = args.output or RECORDS / f"mutation-{dt.date.today().isoformat()}.json"
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-    print(f"{record['seconds']} s; record written to {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    shown = output.relative_to(ROOT) if output.is_relative_to(ROOT) else output
+    print(f"{record['seconds']} s; record written to {shown}")
 
 
 if __name__ == "__main__":

@@ -12,9 +12,9 @@ The script starts a course session in a child process with the first option, run
 chapters run (a stateful aggregation with its state and metadata read back, and a
 transformWithState query), stops it, waits for the JVM to write the archive, and moves the
 archive to :data:`autograder.session.CLASS_ARCHIVE`, which every course session (and the
-grading server) then maps. Measured on 2026-11-25 on the 2-core machine, a new process
-starting a course session and running its first stateful query: 12.2–16.6 s without the
-archive, 7.3–8.3 s with it (docs/benchmarks.md).
+grading server) then maps. On two cores, a new process starting a course session and
+running its first stateful query takes 12-17 s without the archive, 7-8.5 s with it
+(docs/benchmarks.md).
 
 When anything goes wrong the script says so and leaves no archive: Spark then starts the
 ordinary way.

@@ -152,7 +152,7 @@ class ConnectServer:
             **COURSE_CONF,
             # Java's own compiler and collector: the server lives for a whole class and its
             # sessions share one heap, which a serial collector would pause all at once
-            # (session.JIT_AND_GC, for a notebook's own JVM, says how they were compared).
+            # (session.JIT_AND_GC says what a notebook's own JVM runs instead, and why).
             "spark.driver.extraJavaOptions": driver_java_options(long_lived=True),
             "spark.connect.grpc.binding.address": "127.0.0.1",
             "spark.connect.grpc.binding.port": str(self.port),

@@ -14,8 +14,8 @@ function the grading command calls:
   Ordinary code that merely looks like the set-up cell's is not flagged: importing ``F``
   or ``Row`` again, a new ``spark``, a helper named like a set-up name;
 * **while running**, :class:`GuardedExecute` (nbgrader's ``Execute`` with one extra first
-  cell) installs :func:`autograder.grading.kernel_guard.install` in the kernel: a Python *audit hook*, which no later code
-  can remove. It refuses to open the solutions, the gradebook or other learners' files
+  cell) installs :func:`autograder.grading.kernel_guard.install` in the kernel: a Python
+  *audit hook*, which no later code can remove. It refuses to open the solutions, the gradebook or other learners' files
   (or to connect SQLite to them), to walk the garbage collector (where the hook's own
   references live), to add another audit hook, to rewrite a check function's code, to set
   a trace function while a check runs, and, under a shared Spark Connect server, to start

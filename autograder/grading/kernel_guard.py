@@ -74,7 +74,7 @@ def report_uncaught_course_faults() -> None:
     :class:`Pristine`, so a learner's cell cannot take it away.
     """
     try:
-        shell = get_ipython()  # noqa: F821 - defined in a kernel
+        shell = get_ipython()  # defined in an IPython kernel
     except NameError:
         return
     from autograder import feedback
@@ -173,7 +173,7 @@ class Pristine:
         modules = {name: module for name, module in sys.modules.items()
                    if name == "autograder" or name.startswith("autograder.")}
         try:
-            shell = get_ipython()  # noqa: F821 - defined in a kernel
+            shell = get_ipython()  # defined in an IPython kernel
         except NameError:
             shell = None
         return cls(modules, builtins, shell)

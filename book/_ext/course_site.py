@@ -24,7 +24,7 @@ from sphinx.application import Sphinx
 
 #: Chapter pages: ``book/01_global_limit`` and the like.
 CHAPTER = re.compile(r"^book/(?P<name>\d\d_[a-z0-9_]+)$")
-#: The end of the name of a chapter's further page: sections moved out of the chapter so
+#: The end of the name of a chapter's further page: sections set apart from the chapter so
 #: that it reads in one go, with no exercises of their own (``04_transform_with_state_further``).
 FURTHER = "_further"
 #: The page that explains how to run the course on one's own machine.

@@ -6,7 +6,7 @@
  * `primary-toggle` (and `secondary-toggle`) that the page holds. sphinx-book-theme 1.3
  * draws the buttons a reader actually sees, with the same classes, later in the page: they
  * never get a handler, so on a phone the chapter list cannot be opened at all
- * (pydata-sphinx-theme issue #2451). Here every other button of each kind passes its click
+ * (pydata/pydata-sphinx-theme#2451). Here every other button of each kind passes its click
  * on to the first one, whose handlers then do what the themes intend: open the drawer as a
  * dialog on a narrow screen, fold the sidebar away on a wide one.
  */

@@ -2,17 +2,16 @@
 
 Page weight is the sum of the bytes Chromium received for the page and everything it
 loaded (the network layer's ``encodedDataLength``: headers and bodies as they travelled;
-the test server sends no compression, so this is the files' own size). As built by
-Jupyter Book 1, every page carried the theme's Font Awesome script (1.5 MB) and a page
-with a widget the ipywidgets bundle (3.6 MB): 2.47 MB for the opening page, 6.35 MB for
-chapter 1, 6.49 MB for chapter 4 (docs/benchmarks.md has the numbers before and after).
-The bounds below, on what the site adds to a page's own HTML and pictures, sit between
-those and what it adds now.
+the test server sends no compression, so this is the files' own size). Jupyter Book 1 as
+it comes puts the theme's Font Awesome script (1.5 MB) on every page and the ipywidgets
+bundle (3.6 MB) on a page with a widget: 2.47 MB for the opening page, 6.35 MB for chapter
+1, 6.49 MB for chapter 4. The bounds below, on what the site adds to a page's own HTML and
+pictures, sit between those and what the site adds (docs/benchmarks.md has the numbers).
 
-The stepper used to be drawn only once the page's ``load`` event had fired, that is once
-every picture and font had arrived; a chapter with many pictures showed its stepper
-seconds after its text. The test holds every picture back for several seconds: a stepper
-that waits for them cannot be drawn in time.
+A stepper drawn only once the page's ``load`` event has fired, that is once every picture
+and font has arrived, shows seconds after the text of a chapter with many pictures. The
+test holds every picture back for several seconds: a stepper that waits for them cannot
+be drawn in time.
 """
 from __future__ import annotations
 
@@ -38,8 +37,8 @@ def is_local(url: str) -> bool:
     return parsed.scheme in ("data", "blob", "about") or parsed.hostname == "127.0.0.1"
 
 #: What the site adds to a page, at most, in bytes: everything the reader downloads but the
-#: page's own HTML and pictures (which grow with what a chapter says). Measured 2026-11-26:
-#: 0.94 MB without a widget (2.4 MB before), 3.91 MB with one (6.23 MB before).
+#: page's own HTML and pictures (which grow with what a chapter says). The site adds about
+#: 0.94 MB without a widget and 3.91 MB with one; Jupyter Book 1 as it comes, 2.4 and 6.23 MB.
 PLAIN_PAGE_MAX = 1_300_000
 WIDGET_PAGE_MAX = 4_300_000
 #: Seconds every picture is held back, and how soon after the page's text is parsed

@@ -1,11 +1,11 @@
 """What a reader meets on every page: tables that keep their words whole, sideways scrolling
 that a phone shows, keyboard focus that can be seen, a search page that reads, and an icon.
 
-* Table cells wrap between words (``overflow-wrap: anywhere`` had columns shrink below one
+* Table cells wrap between words (``overflow-wrap: anywhere`` would shrink columns below one
   word: "mo|de", "numRowsUp|dated"); a word breaks only if it alone is wider than its
   column. A table wider than its block scrolls sideways inside it.
 * On a phone a scroll bar is drawn over the content only while a finger moves it, so a
-  block that scrolled sideways showed nothing of it. The site draws its own, which stays:
+  block that scrolls sideways shows nothing of it. The site draws its own, which stays:
   measured in Chromium as a phone (``is_mobile``, touch) with its scroll bars left on
   (Playwright hides them by default: ``--hide-scrollbars``), every block that scrolls
   sideways (output tables, code, a stepper's panels at every view) shows one.

@@ -143,7 +143,7 @@ def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site,
 
 
 def test_each_chapter_has_a_stepper_that_starts_at_micro_batch_0(site, seen):
-    # a chapter's further page (sections moved out of it) has the chapter's steppers
+    # a chapter's further page (sections set apart from it) has the chapter's steppers
     for path in [path for path in site.chapters() if not path.endswith("_further.html")]:
         page = seen(path).page
         steppers = page.locator(STEPPER)

@@ -27,7 +27,7 @@ MODULE_CHAPTER = {
 
 
 def page(chapter: int, further: bool = False) -> Path:
-    """The chapter's page, or its further page (the sections moved out of the chapter)."""
+    """The chapter's page, or its further page (the sections set apart from the chapter)."""
     (path,) = [path for path in BOOK.glob(f"{chapter:02d}_*.md")
                if path.stem.endswith("_further") == further]
     return path
@@ -82,8 +82,7 @@ def test_the_section_finder_sees_every_form_a_module_uses():
                                          (4, True, "Fast checks with TwsTester")}
 
 
-def test_a_moved_section_is_a_heading_of_the_further_page_only():
-    # "Reading the state back" left chapter 4 for its further page (issue 29)
+def test_a_section_set_apart_is_a_heading_of_the_further_page_only():
     assert "Reading the state back" not in headings(4)
     assert "Reading the state back" in headings(4, further=True)
 

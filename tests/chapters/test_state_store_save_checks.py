@@ -27,7 +27,7 @@ def _solution_namespace():
     namespace = {}
     for cell in notebook.cells:
         if cell.metadata.get("nbgrader", {}).get("solution"):
-            exec(cell.source, namespace)  # noqa: S102 - the instructor's own solution
+            exec(cell.source, namespace)  # the instructor's own solution
     return namespace
 
 

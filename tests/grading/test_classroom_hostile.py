@@ -10,12 +10,12 @@ beside them must get exactly their points.
 import pytest
 
 from autograder.grading import autograde
+from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
+                                   SUBMISSION_TIMEOUT, write_corpus)
 
 # Part of the two-worker run (early in tests/conftest.py's LONGEST_FIRST: it takes about
 # three minutes, half of them waiting out the sleeper). `make test-hostile` runs it alone.
 pytestmark = pytest.mark.hostile
-from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
-                                   SUBMISSION_TIMEOUT, write_corpus)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """Chapter 4, graded for learners nobody on the course wrote
-(:mod:`tests.support.learners.chapter4`): no notebook of the corpus is
-flagged, and every misconception fails its task on a fixed edge stream, whatever the seed. Its right answers start several Spark queries each: the
-benchmark (scripts/benchmark_grading_quality.py) grades them, not CI.
+(:mod:`tests.support.learners.chapter4`): no notebook of the corpus is flagged, and every
+misconception fails its task on a fixed edge stream, whatever the seed. Its right answers
+start several Spark queries each: the benchmark (scripts/benchmark_grading_quality.py)
+grades them, not CI.
 """
 from tests.support.learners import corpus_tests
 

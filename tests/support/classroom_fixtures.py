@@ -3,8 +3,8 @@
 Each chapter's grading test grades a small class through real nbgrader. Without a shared
 server every notebook starts its own Spark (5-9 s each, more on a busy machine). With
 these fixtures the first grading test of a test process (each pytest-xdist worker is one)
-starts a loopback Connect server and every grading test after it grades against it (:func:`autograder.grading.autograde` reads
-``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
+starts a loopback Connect server and every grading test after it grades against it
+(:func:`autograder.grading.autograde` reads ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
 
 Chapter 1 is graded by two tests (its grading test and the hostile corpus). A class run
 first runs the solution notebook to record Spark's answers for the class's streams (about

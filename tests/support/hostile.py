@@ -32,9 +32,9 @@ ZERO = dict.fromkeys(FULL, 0)
 #: The seconds a cell may run in the hostile class, and a whole notebook: several times
 #: what an honest notebook's longest cell and whole run take on a busy machine, and short
 #: enough that the two notebooks that wait a limit out do not hold the run for long. Graded
-#: alone on 2026-11-25 (`make test-hostile`, 2 cores, idle), the honest learner took 11 s
-#: and the solution's run 37 s, while the endless loop and then the other 19 notebooks kept
-#: the second slot busy for 131 s: the sleeper, at 120 s, ends about when they do.
+#: alone (`make test-hostile`, 2 idle cores), the honest learner takes about 11 s and the
+#: solution's run 37 s, while the endless loop and then the other 19 notebooks keep the
+#: second slot busy for about 131 s: the sleeper, at 120 s, ends about when they do.
 CELL_TIMEOUT = 60
 SUBMISSION_TIMEOUT = 120
 assert 3 * (CELL_TIMEOUT - 5) > SUBMISSION_TIMEOUT, "the sleeper's three cells must outlast it"

@@ -183,7 +183,7 @@ def test_the_installed_command_grades_a_notebook_in_a_course_folder(installed, t
 
     The untouched release keeps this under half a minute: each check stops at the stub
     before any query (a notebook that solves tasks runs Spark's queries too: chapter 3's
-    solution took 73 s by hand, one solved task 51 s, on a busy machine)."""
+    solution takes over a minute, one solved task about 50 s, on a busy machine)."""
     course = tmp_path / "course"
     shutil.copytree(COURSE_ROOT / "solutions" / "03_state_store_save",
                     course / "solutions" / "03_state_store_save")

@@ -223,7 +223,8 @@ def aggregate_modes(plan):
 '''}, losing("test_aggregate_modes")),
     Learner("modes_from_count_names", "misconception", "Believes a streaming aggregate's "
             "functions are the count's, so reads the mode off the names partial_count and "
-            "merge_count only.", altered(ALL_MERGES, "aggregate_modes", '''        if all(f.startswith("partial_") for f in node.functions):
+            "merge_count only.", altered(ALL_MERGES, "aggregate_modes",
+                                         '''        if all(f.startswith("partial_") for f in node.functions):
             return "Partial"
         if all(f.startswith("merge_") for f in node.functions):
             return "PartialMerge"''', '''        if any(f.startswith("partial_count(") for f in node.functions):

@@ -280,11 +280,13 @@ LEARNERS = [
                    "test_update_step")),
     Learner("watermark_from_own_batch", "misconception", "Believes a micro-batch runs with the "
             "watermark its own events set.", {**TWO_PASSES, "predict_output":
-                                              TWO_PASSES["predict_output"].replace('''        runs.append((events, watermark))
+                                              TWO_PASSES["predict_output"].replace(
+            '''        runs.append((events, watermark))
         if events and (watermark is None or max(events) - delay > watermark):
             watermark = max(events) - delay
             if mode in ("append", "update"):
-                runs.append(([], watermark))''', '''        if events and (watermark is None or max(events) - delay > watermark):
+                runs.append(([], watermark))''',
+            '''        if events and (watermark is None or max(events) - delay > watermark):
             watermark = max(events) - delay
         runs.append((events, watermark))''')},
             losing("test_predict_output", "test_predict_metrics")),

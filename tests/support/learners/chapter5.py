@@ -176,7 +176,8 @@ LEARNERS = [
             losing("test_predict_files")),
     Learner("latest_state", "misconception", "Believes the statestore source reads the state "
             "the query left, whatever micro-batch is asked about",
-            altered(ARITHMETIC, "counts_at", '''    reader = spark.read.format("statestore").option("batchId", batch_id)''',
+            altered(ARITHMETIC, "counts_at",
+                    '''    reader = spark.read.format("statestore").option("batchId", batch_id)''',
                     '''    reader = spark.read.format("statestore")'''),
             losing("test_counts_at")),
     Learner("version_for_batch", "misconception", "Believes micro-batch b commits version b, "
