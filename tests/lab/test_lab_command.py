@@ -47,7 +47,8 @@ def test_the_learner_config_disables_every_instructor_plugin_and_keeps_validate(
     disabled = json.loads((lab.LEARNER_CONFIG / "labconfig" / "page_config.json").read_text())
     names = {name for name, off in disabled["disabledExtensions"].items() if off}
     assert names == {f"@jupyter/nbgrader:{plugin}" for plugin in (
-        "formgrader", "create-assignment", "course-list", "assignment-list", "menu")}
+        "formgrader", "create-assignment", "course-list", "assignment-list", "menu")} \
+        | {"@jupyterlab/apputils-extension:announcements"}  # no "Jupyter news?" prompt
     server = json.loads((lab.LEARNER_CONFIG / "jupyter_server_config.json").read_text())
     extensions = server["ServerApp"]["jpserver_extensions"]
     assert "nbgrader.server_extensions.validate_assignment" not in extensions
