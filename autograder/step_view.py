@@ -237,7 +237,7 @@ def _breakable_name(name: str) -> str:
 # A grey that reads on a light and on a dark page; text takes the page's own colour.
 _TABLE = ("border-collapse:collapse;font-size:1em;"
           "font-family:var(--pst-font-family-monospace, monospace)")
-_CELL = "border:1px solid rgba(128,128,128,0.6);padding:1px 4px;text-align:left"
+_CELL = "border:1px solid rgba(128,128,128,0.6);padding:1px 3px;text-align:left"
 
 
 def _panel(title: str, content: str) -> str:
@@ -282,9 +282,12 @@ def _table(rows: Sequence[Any], show: Show | None = None,
 def _cell(text: str, tooltip: str | None) -> str:
     if tooltip is None:
         return f"<td style='{_CELL}'>{_text(text)}</td>"
-    # A time stays on one line: a date would otherwise break at its hyphens on a phone.
-    return (f"<td style='{_CELL};white-space:nowrap' title='{_text(tooltip)}'>"
-            f"{_text(text)}</td>")
+    # A time may wrap between its date and its clock time, never inside either: a date
+    # would otherwise break at its hyphens on a phone, and a whole time on one line can
+    # widen a table past a phone's screen.
+    parts = " ".join(f"<span style='white-space:nowrap'>{_text(part)}</span>"
+                     for part in str(text).split(" "))
+    return f"<td style='{_CELL}' title='{_text(tooltip)}'>{parts}</td>"
 
 
 def _text(value: Any) -> str:

@@ -17,7 +17,7 @@ LIMITS = {
     "02_aggregation_planning.md": 600,
     "03_state_store_save.md": 800,
     "04_transform_with_state.md": 750,
-    "05_state_store.md": 950,   # each recovery and schema rule is shown by a cell a reader runs
+    "05_state_store.md": 990,   # each recovery and schema rule is shown by a cell a reader runs
     "06_stream_stream_join.md": 750,
 }
 

@@ -107,6 +107,8 @@ def test_a_driver_worker_the_jvm_kills_takes_its_forked_child_along(tmp_path, en
         while not warm.children() and time.monotonic() < deadline:
             time.sleep(0.05)
         [child] = warm.children()
+        while child.cwd() != str(tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.05)  # forked a moment ago: it moves into the worker's folder next
         assert child.cwd() == str(tmp_path)
 
         second.send_signal(signal.SIGTERM)  # what Spark does to a worker it is done with
