@@ -10,6 +10,7 @@ sizes and colours from the page, so it reads in a light and in a dark theme.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Iterable, Sequence
@@ -279,14 +280,18 @@ def _table(rows: Sequence[Any], show: Show | None = None,
     return f"<table style='{_TABLE}'><tr>{head}</tr>{body}</table>"
 
 
+_BREAKS = re.compile(r"(?<=,) |(?<=\d{4}-\d{2}-\d{2}) ")
+
+
 def _cell(text: str, tooltip: str | None) -> str:
     if tooltip is None:
         return f"<td style='{_CELL}'>{_text(text)}</td>"
-    # A time may wrap between its date and its clock time, never inside either: a date
-    # would otherwise break at its hyphens on a phone, and a whole time on one line can
-    # widen a table past a phone's screen.
+    # A time may wrap between its date and its clock time, and a window after the comma
+    # between its start and its end, never inside either: a date would otherwise break at
+    # its hyphens on a phone, "10 s" between its number and its unit, and a whole window on
+    # one line can widen a table past a phone's screen.
     parts = " ".join(f"<span style='white-space:nowrap'>{_text(part)}</span>"
-                     for part in str(text).split(" "))
+                     for part in _BREAKS.split(str(text)))
     return f"<td style='{_CELL}' title='{_text(tooltip)}'>{parts}</td>"
 
 

@@ -126,6 +126,14 @@ class Grader:
             kill_tree(process.pid)
         self.close()
 
+    def _started(self, student: str, process) -> None:
+        """Note a notebook's nbgrader process, for :meth:`cancel` to find. One that a
+        thread launched just as the run was cancelled, too late for :meth:`cancel` to see
+        it, is stopped here: else the run would wait for its notebook to end."""
+        self._running[student] = process
+        if self._cancelled.is_set():
+            kill_tree(process.pid)
+
     def close(self) -> None:
         """End the process nbgrader is forked from, and put the answers back on the disk
         (the run is over)."""
@@ -238,10 +246,12 @@ class Grader:
         outcome, detail = GRADED, ""
         try:
             for _ in range(2):
+                if self._cancelled.is_set():
+                    raise KeyboardInterrupt
                 outcome, detail, _ = run_watched(
                     command, cwd=self.course.root, env=env, log=log,
                     watched=[workdir, autograded], limits=self.limits,
-                    started=lambda process: self._running.__setitem__(student, process),
+                    started=functools.partial(self._started, student),
                     fault=server_lost, launch=functools.partial(
                         self.nbgrader.launch, answers=self._sealed_answers(assignment)))
                 self._running.pop(student, None)

@@ -87,7 +87,18 @@ class Run:
         """Send ``sig``; wait for the command to end; return what it had started."""
         started = _descendants(self.process.pid)
         self.process.send_signal(sig)
-        self.process.communicate(timeout=120)
+        try:
+            self.process.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            still = []
+            for process in _descendants(self.process.pid):
+                try:
+                    still.append(" ".join(process.cmdline()[:6]))
+                except psutil.Error:
+                    pass
+            kill_tree(self.process.pid)
+            pytest.fail(f"{signal.Signals(sig).name} did not end the command in 120 s; still "
+                        f"running: {still}\n{self.log.read_text()}")
         return started
 
 
