@@ -6,6 +6,9 @@ exercises/<assignment>/  is the *release* that `nbgrader generate_assignment` wr
 """
 import os
 
+from autograder.contract import CELL_TIMEOUT
+from autograder.grading.nbgrader_setup import CODE_STUB
+
 c = get_config()  # noqa: F821 - provided by nbgrader
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -13,7 +16,8 @@ c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
 c.CourseDirectory.course_id = "inside-spark-state-store"
 
-# A grade cell runs Spark micro-batches: give each cell room, but never forever.
-c.Execute.timeout = 600
+# A grade cell runs Spark micro-batches: give each cell room, but never forever (the same
+# limit as the grading command's and the self-check's).
+c.Execute.timeout = CELL_TIMEOUT
 # The release keeps the public self-checks and drops the hidden ones.
-c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+c.ClearSolutions.code_stub = {"python": CODE_STUB}

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .contract import CELL_TIMEOUT
+
 #: Colour codes IPython puts in tracebacks; the summary is plain text.
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -90,7 +92,7 @@ def report(states: list[TaskState], notebook: Path, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def check(path: Path, *, cell_timeout: int = 600) -> str:
+def check(path: Path, *, cell_timeout: int = CELL_TIMEOUT) -> str:
     """Run the notebook at ``path`` in a fresh kernel and return the summary."""
     import nbformat
     from nbclient import NotebookClient
@@ -112,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m autograder.check_notebook",
         description="Run exercise notebooks and say where every task stands.")
     parser.add_argument("notebooks", nargs="+", type=Path, help="exercise notebooks (.ipynb)")
-    parser.add_argument("--cell-timeout", type=int, default=600,
-                        help="seconds one cell may run (default 600)")
+    parser.add_argument("--cell-timeout", type=int, default=CELL_TIMEOUT,
+                        help=f"seconds one cell may run (default {CELL_TIMEOUT}, as when graded)")
     args = parser.parse_args(argv)
     for number, path in enumerate(args.notebooks):
         if number:

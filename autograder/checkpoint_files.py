@@ -10,12 +10,17 @@ A checkpoint is an ordinary folder. Spark writes into it, micro-batch by micro-b
   shuffle partition, one file per version (or per snapshot), plus the operator's metadata
   (``state/<operator>/_metadata/``) and the state schema (in partition 0).
 
-This module only *looks* at those files: it never reads what is inside a state file (the
-``statestore`` source does that, :mod:`autograder.state`). The names are what matters here::
+This module works with those files by their names: it never reads what is inside a state
+file (the ``statestore`` source does that, :mod:`autograder.state`)::
 
     state_files(run.checkpoint)          # {0: ['1.zip', '2.zip', 'SSTs'], 1: [...]}
     versions_on_disk(["3.delta", "3.snapshot", "4.delta"])   # [3, 4]
     print(tree(run.checkpoint))          # the folder, indented, state files per partition
+    forget_commit(run.checkpoint, 3)     # as if the query had stopped before commit 3
+
+and with what chapter 5's runs of a checkpoint need beside them: ``settings(spark, {...})``
+sets Spark settings for one run and puts them back, ``error_class(error)`` names the error
+class a failed query stopped with, inside the ones that wrap it.
 
 Names of state files by provider (see the chapter for when each appears):
 

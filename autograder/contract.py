@@ -10,6 +10,10 @@ sides import their names from here: the command sets them (:mod:`autograder.grad
 for it.
 """
 
+#: Seconds one cell may run, as a learner's self-check (:mod:`autograder.check_notebook`)
+#: and a grading run (:class:`autograder.grading.processes.GradingLimits`) both stop it: a
+#: cell the self-check lets finish is not stopped when graded.
+CELL_TIMEOUT = 300
 #: The seed of the run's streams: every notebook of a class is graded on the same ones.
 #: Set by hand, it replays a run's streams (``COURSE_SEED=226771``).
 SEED = "COURSE_SEED"

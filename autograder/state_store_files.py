@@ -38,8 +38,8 @@ from pyspark.sql import functions as F
 from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .checking import EXAMPLE, FIXED, answer_per_batch, drawn, reference_answer
-from .checkpoint_files import (HDFS_PROVIDER, error_class, logged_batches, settings,
-                               state_files)
+from .checkpoint_files import (HDFS_PROVIDER, error_class, forget_commit, logged_batches,
+                               settings, state_files)
 from .driver import StreamRun
 from .feedback import ask, check_equal, plain, revisiting, stop_if_unfinished
 from .session import course_session
@@ -298,8 +298,7 @@ def _lose_commits(checkpoint: Path, lost: list[int] | None) -> None:
         shutil.rmtree(checkpoint / "commits")
         return
     for batch_id in lost:
-        for name in (str(batch_id), f".{batch_id}.crc"):
-            (checkpoint / "commits" / name).unlink(missing_ok=True)
+        forget_commit(checkpoint, batch_id)
 
 
 def restarted_checkpoints(spark: SparkSession, losses: list) -> list[tuple[list[int], str]]:

@@ -37,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import COURSE_ROOT  # noqa: E402
+from autograder.grading.nbgrader_setup import CODE_STUB  # noqa: E402
+from autograder.grading.processes import GradingLimits  # noqa: E402
 from autograder.warm_python import worker_python  # noqa: E402
 from tests.support.learners import CHAPTERS, learners  # noqa: E402
 from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
@@ -50,8 +52,8 @@ c.CourseDirectory.root = {root!r}
 c.CourseDirectory.source_directory = "source"
 c.CourseDirectory.release_directory = "release"
 c.CourseDirectory.db_url = "sqlite:///{root}/gradebook.db"
-c.Execute.timeout = 600
-c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
+c.Execute.timeout = {cell_timeout}
+c.ClearSolutions.code_stub = {{"python": {code_stub!r}}}
 """
 
 #: assignment -> the seconds of the command's solution run (paid once per class).
@@ -95,7 +97,9 @@ def nbgrader(args, root):
 def stock(assignment: str, submissions: Path, work: Path) -> float:
     root = work / "stock"
     shutil.copytree(COURSE_ROOT / "solutions" / assignment, root / "source" / assignment)
-    (root / "nbgrader_config.py").write_text(STOCK_CONFIG.format(root=str(root)))
+    config = STOCK_CONFIG.format(root=str(root), cell_timeout=GradingLimits().cell_timeout,
+                                 code_stub=CODE_STUB)  # the same cell limit as the command's
+    (root / "nbgrader_config.py").write_text(config)
     nbgrader(["generate_assignment", assignment, "--force"], root)
     shutil.copytree(submissions, root / "submitted")
     start = time.monotonic()

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.grading import autograde  # noqa: E402
+from autograder.grading.processes import GradingLimits  # noqa: E402
 from tests.support.learners import CHAPTERS, expected_points, learners  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -49,7 +50,7 @@ def grade_on_seed(assignment: str, seed: int, folder: Path, jobs: int) -> dict:
     os.environ["COURSE_SEED"] = str(seed)
     try:
         return autograde(assignment, notebooks, spark="server", jobs=jobs,
-                         workdir=folder / "course", cell_timeout=300, submission_timeout=900)
+                         workdir=folder / "course", limits=GradingLimits())
     finally:
         os.environ.pop("COURSE_SEED", None)
 

@@ -111,9 +111,13 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--spark", default="server",
                        help="server (default), local, standalone, spark://HOST:PORT or sc://HOST:PORT")
     grade.add_argument("--jobs", type=int, default=2, help="notebooks graded at once")
-    grade.add_argument("--cell-timeout", type=int, default=300)
-    grade.add_argument("--timeout", type=float, default=900, help="seconds per notebook")
-    grade.add_argument("--disk-limit-mb", type=float, default=512)
+    limits = GradingLimits()
+    grade.add_argument("--cell-timeout", type=int, default=limits.cell_timeout,
+                       help=f"seconds one cell may run (default {limits.cell_timeout})")
+    grade.add_argument("--timeout", type=float, default=limits.submission_timeout,
+                       help=f"seconds per notebook (default {limits.submission_timeout:g})")
+    grade.add_argument("--disk-limit-mb", type=float, default=limits.disk_limit_mb,
+                       help=f"megabytes a notebook may write (default {limits.disk_limit_mb:g})")
     grade.add_argument("--force", action="store_true", help="regrade what is already graded")
     grade.add_argument("--no-feedback", action="store_true")
     grade.add_argument("--streams-per-notebook", action="store_true",
@@ -191,15 +195,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(everybody)} learners (by a hash of their names)", file=sys.stderr)
         if not work:
             return 0
-    course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
-                           cell_timeout=args.cell_timeout, course_root=course_root)
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
+    course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
+                           limits=limits, course_root=course_root)
     started = time.monotonic()
     try:
         with grading_spark(args.spark, log_dir=course.root / "spark-logs") as remote:
             if remote:
                 print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
-            results = grade_class(course, work, remote=remote, jobs=args.jobs, limits=limits,
+            results = grade_class(course, work, remote=remote, jobs=args.jobs,
                                   force=args.force, deny=[args.submissions.resolve(), solutions],
                                   progress=Progress(),
                                   class_answers=not args.streams_per_notebook,

@@ -9,7 +9,9 @@ instructor's CSV. The config written here swaps nbgrader's ``Execute`` for the g
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +21,7 @@ import warnings
 from pathlib import Path
 
 from ..warm_python import worker_python
+from .processes import GradingLimits
 from .results import CellScore, NotebookGrade
 
 
@@ -43,59 +46,38 @@ COURSE_ROOT = find_course_root() or Path.cwd().resolve()
 #: Where the grading command keeps its nbgrader course unless told otherwise.
 DEFAULT_COURSE_DIR = COURSE_ROOT / ".course-work" / "classroom"
 
+#: The course folder's nbgrader config: what it sets is :mod:`.nbgrader_setup`'s.
 _CONFIG = """\
 # Written by autograder.grading.course: the nbgrader course used for grading.
-from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearHiddenTests,
-                                    GetGrades, IgnorePattern, LimitOutput, SaveAutoGrades)
-from autograder.grading.guards import GuardedExecute, HideHiddenTestTracebacks
-from autograder.grading.judge import JudgeGradeCells
+# What it sets: autograder/grading/nbgrader_setup.py; its limits: limits.json beside it.
+from autograder.grading.nbgrader_setup import configure
 
-c = get_config()
-c.CourseDirectory.root = {root!r}
-c.CourseDirectory.course_id = "inside-spark-state-store"
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.release_directory = "release"
-c.CourseDirectory.db_url = "sqlite:///{root}/gradebook.db"
-c.ClearSolutions.code_stub = {{"python": "# YOUR CODE HERE\\nraise NotImplementedError()"}}
-# Per cell: a cell still running after this many seconds is interrupted (and scores zero).
-c.Execute.timeout = {cell_timeout}
-c.Execute.interrupt_on_timeout = True
-# ... and says so, in the graded notebook and in the learner's feedback.
-c.Execute.error_on_timeout = {{
-    "ename": "CellTimeoutError",
-    "evalue": "{timeout_message}",
-    "traceback": ["CellTimeoutError: {timeout_message}"]}}
-# A grade cell the learner deleted is put back (nbgrader finds it in the gradebook).
-c.OverwriteCells.add_missing_cells = True
-# The kernel only asks; its answers are judged here, outside it, before nbgrader scores them.
-c.Autograde.autograde_preprocessors = [
-    GuardedExecute, JudgeGradeCells, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-    AssignLatePenalties, CheckCellMetadata]
-# Feedback shows neither hidden tests nor the tracebacks that would quote them.
-c.GenerateFeedback.preprocessors = [
-    GetGrades, ClearHiddenTests, HideHiddenTestTracebacks, CSSHTMLHeaderPreprocessor]
+configure(get_config(), __file__)
 """
+#: The course folder's file of :class:`~.processes.GradingLimits`.
+LIMITS_FILE = "limits.json"
 
 
-def timeout_message(cell_timeout: int) -> str:
-    """What a learner reads in a cell that grading stopped."""
-    return (f"this cell was still running after {cell_timeout} s, the time a cell may take "
-            "when grading: it was stopped and scores zero (look for a loop that never ends "
-            "or a query that waits for ever)")
+def read_limits(root: Path) -> GradingLimits:
+    """The limits the course at ``root`` grades with (the defaults if it has none yet)."""
+    path = Path(root) / LIMITS_FILE
+    return GradingLimits(**json.loads(path.read_text())) if path.is_file() else GradingLimits()
 
 
 class GradingCourse:
     """The nbgrader course folder grading works in: config, source, gradebook, submissions."""
 
-    def __init__(self, root: Path, *, cell_timeout: int = 600, course_root: Path = COURSE_ROOT):
+    def __init__(self, root: Path, *, limits: GradingLimits | None = None,
+                 course_root: Path = COURSE_ROOT):
+        """``limits``: what a notebook may take here; None keeps the course's own (a folder
+        set up before, as ``merge`` finds it), or the defaults for a new one."""
         self.root = Path(root).resolve()
         #: The instructor's notebooks: ``<course_root>/solutions/<assignment>/*.ipynb``.
         self.solutions = Path(course_root).resolve() / "solutions"
         self.root.mkdir(parents=True, exist_ok=True)
-        (self.root / "nbgrader_config.py").write_text(
-            _CONFIG.format(root=str(self.root), cell_timeout=cell_timeout,
-                           timeout_message=timeout_message(cell_timeout)))
+        self.limits = limits or read_limits(self.root)
+        (self.root / LIMITS_FILE).write_text(json.dumps(dataclasses.asdict(self.limits)))
+        (self.root / "nbgrader_config.py").write_text(_CONFIG)
         self.db_url = f"sqlite:///{self.root}/gradebook.db"
         self._db_lock = threading.Lock()
 

@@ -16,13 +16,34 @@ from pathlib import Path
 from ..contract import ANSWERS, GUARD_DENY, GUARD_LOG, JVM_LOG
 from ..warm_python import scripts_folder
 from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
-from .processes import GradingLimits, kill_tree, last_error, run_watched
+from .processes import kill_tree, last_error, run_watched
 from .reference import record_answers
 from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK,
-                      NotebookGrade)
+                      SERVER_LOST, NotebookGrade)
 from .spark import GradingSpark, session_url
 from .verdict import cells_out_of_time, cheats, without_duplicate_ids
 from .warm_nbgrader import WarmNbgrader
+
+#: What nbgrader's output says when a notebook's kernel died (nbclient's error, and
+#: nbgrader's own line).
+KERNEL_DEATH = ("DeadKernelError", "Kernel died")
+#: What it says when another notebook of the run held the gradebook (SQLite's lock) as it
+#: saved its grades: that notebook is graded once more.
+GRADEBOOK_LOCKED = "database is locked"
+
+
+class Silent:
+    """A run's progress told to nobody (the API's); the command's tells the instructor
+    (:class:`autograder.grading.cli.Progress`)."""
+
+    def note(self, line: str) -> None:
+        pass
+
+    def start(self, total: int, skipped: int = 0) -> None:
+        pass
+
+    def advance(self, assignment: str, grade: NotebookGrade) -> None:
+        pass
 
 
 class Grader:
@@ -30,12 +51,11 @@ class Grader:
     server: a :class:`~autograder.grading.spark.GradingSpark` or its URL)."""
 
     def __init__(self, course: GradingCourse, *, remote: GradingSpark | str | None = None,
-                 limits: GradingLimits | None = None, env: dict[str, str] | None = None,
-                 deny: list[Path] = ()):
+                 env: dict[str, str] | None = None, deny: list[Path] = ()):
         self.course = course
         self.spark = remote if isinstance(remote, GradingSpark) or remote is None \
             else GradingSpark(remote)
-        self.limits = limits or GradingLimits()
+        self.limits = course.limits
         self.env = nbgrader_env(env)
         # The solutions, the course's folder, and the scripts Spark runs as its Python.
         self.deny = [COURSE_ROOT / "solutions", course.root, scripts_folder(), *deny]
@@ -107,15 +127,14 @@ class Grader:
         """Whether a notebook that ``fault`` spoiled can be graded again now: when the
         Connect server is gone, it is started again first. A fault of another kind (a bug
         in the course's code) would only happen again: that notebook waits for the next run."""
-        if self.spark is None or "Spark Connect server" not in fault:
+        if self.spark is None or SERVER_LOST not in fault:
             return False
         if self.spark.alive():
             return True  # another notebook's fault has restarted it already
-        if progress:
-            progress.note(f"the Spark Connect server at {self.spark.url} stopped: starting it again")
+        progress = progress or Silent()
+        progress.note(f"the Spark Connect server at {self.spark.url} stopped: starting it again")
         restarted = self.spark.restart()
-        if progress:
-            progress.note("... it runs again" if restarted else
+        progress.note("... it runs again" if restarted else
                           "... it could not be started again: the notebooks left are not graded")
         return restarted
 
@@ -222,7 +241,7 @@ class Grader:
 
     def _kernel_died(self, assignment: str, student: str) -> bool:
         text = self._log_text(assignment, student)
-        return "DeadKernelError" in text or "Kernel died" in text
+        return any(sign in text for sign in KERNEL_DEATH)
 
     def _autograde(self, assignment, student, guard_log: Path, autograded: Path) -> tuple[str, str]:
         """nbgrader's ``autograde`` of one submission, in its own temporary folder and
@@ -235,7 +254,7 @@ class Grader:
         def server_lost() -> str | None:
             if spark is None or (spark.generation == generation and spark.alive()):
                 return None
-            return "the Spark Connect server stopped while this notebook was graded"
+            return SERVER_LOST
 
         url = session_url(self.remote) if self.remote else None
         env = {**self._kernel_env(assignment, workdir, url), GUARD_LOG: str(guard_log),
@@ -262,7 +281,7 @@ class Grader:
                     outcome, detail = GRADER_FAULT, lost
                 if outcome == GRADER_FAULT:
                     break
-                if not (outcome == GRADED and "database is locked" in log.read_text(errors="replace")):
+                if not (outcome == GRADED and GRADEBOOK_LOCKED in log.read_text(errors="replace")):
                     break  # else another notebook was saving its grades: once more
         finally:
             if url and spark.alive():  # a dead server has no session to release

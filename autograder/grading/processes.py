@@ -15,15 +15,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..contract import CELL_TIMEOUT
 from .results import DISK_FULL, GRADED, GRADER_FAULT, TIMED_OUT
 
 
-@dataclass
+@dataclass(frozen=True)
 class GradingLimits:
-    """How long and how big one notebook may get."""
+    """How long and how big one notebook may get when it is graded. The one place these are
+    set: a grading course keeps them (:class:`~.course.GradingCourse`), the command's options
+    and :func:`~autograder.grading.autograde` take their defaults from here, and the course's
+    nbgrader config reads them from the course."""
 
-    cell_timeout: int = 600
-    submission_timeout: float = 1800.0
+    #: Seconds one cell may run; then it is interrupted, says so, and scores zero.
+    cell_timeout: int = CELL_TIMEOUT
+    #: Seconds a whole notebook may take, its kernel's and Spark's start included.
+    submission_timeout: float = 900.0
+    #: Megabytes a notebook's folders may grow by (checkpoints, output) before it is stopped.
     disk_limit_mb: float = 512.0
 
 

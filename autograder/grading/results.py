@@ -20,6 +20,9 @@ FAILED = "grading failed"
 #: nothing was decided about the learner's work, no grade is kept, and the notebook is
 #: graded again (once in the same run; a later run of the command grades it again too).
 GRADER_FAULT = "grader's fault, to regrade"
+#: A grader's fault of its own kind: the Spark the notebook was graded on is gone. The only
+#: one a run recovers from at once (it starts the server again and regrades the notebook).
+SERVER_LOST = "the Spark Connect server stopped while this notebook was graded"
 #: What a graded notebook's detail says when its kernel died in the first run and not in a
 #: second (the grader's misfortune, not the learner's doing: see ``Grader._grade``).
 DIED_ONCE = ("the kernel died the first time and not when graded again: "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..contract import SHARED_SERVER
 from .course import GradingCourse, file_digest
-from .grader import Grader
+from .grader import Grader, Silent
 from .processes import GradingLimits
 from .results import FAILED, GRADER_FAULT, NotebookGrade
 from .spark import GradingSpark, grading_spark
@@ -21,7 +21,7 @@ REGRADES = 1
 
 
 def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
-                remote: GradingSpark | str | None, jobs: int = 2, limits: GradingLimits | None = None,
+                remote: GradingSpark | str | None, jobs: int = 2,
                 env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
                 progress=None, class_answers: bool = True,
                 answers_of: dict[str, Path] | None = None) -> dict[str, dict[str, NotebookGrade]]:
@@ -36,7 +36,8 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     Connect server died), the server is started again and every notebook the outage touched
     is graded again (:data:`REGRADES` times at most), so nobody is scored for it.
     """
-    grader = Grader(course, remote=remote, limits=limits, env=env, deny=list(deny))
+    progress = progress or Silent()
+    grader = Grader(course, remote=remote, env=env, deny=list(deny))
     results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
     todo = []
     answers_of = answers_of or {}
@@ -55,14 +56,11 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
             todo.append((assignment, student, notebook))
     if class_answers:
         for assignment in sorted({item[0] for item in todo}):
-            if progress:
-                progress.note(f"{assignment}: running the solution once for Spark's answers ...")
+            progress.note(f"{assignment}: running the solution once for Spark's answers ...")
             line = grader.record_answers(
                 assignment, reuse=not force or assignment in answers_of)
-            if progress:
-                progress.note(line)
-    if progress:
-        progress.start(len(todo), skipped=sum(map(len, results.values())))
+            progress.note(line)
+    progress.start(len(todo), skipped=sum(map(len, results.values())))
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     regraded: dict[tuple, int] = {}
     try:
@@ -83,13 +81,11 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                 if grade.outcome == GRADER_FAULT and regraded.get(item, 0) < REGRADES \
                         and grader.recover(grade.detail, progress):
                     regraded[item] = regraded.get(item, 0) + 1
-                    if progress:
-                        progress.note(f"{assignment}/{student}: {grade.detail}; graded again")
+                    progress.note(f"{assignment}/{student}: {grade.detail}; graded again")
                     pending[pool.submit(grader.grade, *item)] = item
                     continue
                 results[assignment][student] = grade
-                if progress:
-                    progress.advance(assignment, grade)
+                progress.advance(assignment, grade)
     except BaseException:
         grader.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -100,10 +96,10 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     return results
 
 
-def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: int = 600,
+def autograde(assignment: str, submissions: dict[str, Path], *,
+              limits: GradingLimits | None = None,
               env: dict[str, str] | None = None, workdir: Path | None = None,
               spark: str | None = None, jobs: int = 1,
-              submission_timeout: float = 1800.0, disk_limit_mb: float = 512.0,
               class_answers: bool = True,
               answers_of: Path | None = None) -> dict[str, NotebookGrade]:
     """Grade each learner's notebook with nbgrader; return grades by learner.
@@ -113,20 +109,20 @@ def autograde(assignment: str, submissions: dict[str, Path], *, cell_timeout: in
     the graded notebooks). ``spark`` chooses the Spark the notebooks use (see
     :func:`autograder.grading.spark.grading_spark`); by default, the Connect server named by
     ``AUTOGRADER_SPARK_REMOTE`` when set (the tests' shared server), else a local Spark in
-    each kernel. ``jobs`` notebooks are graded at once. ``class_answers``: see
+    each kernel. ``limits``: how long and how big a notebook may get (the command's
+    defaults when None). ``jobs`` notebooks are graded at once. ``class_answers``: see
     :func:`grade_class`. ``answers_of``: the seed and Spark's answers of an earlier run of
     the assignment (the ``spark-answers/<assignment>`` folder of its course): the class is
     graded on that run's streams, and the solution is not run again.
     """
     spark = spark or os.environ.get(SHARED_SERVER) or "local"
-    limits = GradingLimits(cell_timeout, submission_timeout, disk_limit_mb)
     with contextlib.ExitStack() as stack:
         root = Path(workdir or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
-        course = GradingCourse(root, cell_timeout=cell_timeout)
+        course = GradingCourse(root, limits=limits or GradingLimits())
         remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs"))
         results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
-                              jobs=jobs, limits=limits, env=env, force=True,
+                              jobs=jobs, env=env, force=True,
                               class_answers=class_answers,
                               answers_of={assignment: answers_of} if answers_of else None)
         return results[assignment]

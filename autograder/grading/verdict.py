@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .nbgrader_setup import CELL_TIMEOUT_ERROR
+
 
 def cheats(nb, static_flags: list, events: list[dict], grade_ids: list[str], *,
            ran: bool) -> tuple[list[str], set[str]]:
@@ -89,7 +91,7 @@ def cells_out_of_time(notebook: Path) -> list[str]:
         return []
     stopped = []
     for index, cell in enumerate(nb.cells):
-        if any(output.get("output_type") == "error" and output.get("ename") == "CellTimeoutError"
+        if any(output.get("output_type") == "error" and output.get("ename") == CELL_TIMEOUT_ERROR
                for output in cell.get("outputs", [])):
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             stopped.append(grade_id or f"cell {index}")

@@ -29,6 +29,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.browser.screens import STEPPER  # what a page that draws widgets shows once drawn
+
 ROOT = Path(__file__).resolve().parents[2]
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -183,8 +185,6 @@ def visit_in_module(browser, site):
     yield from _opener(browser, site)
 
 
-#: What a page that draws widgets shows once they are drawn: the micro-batch stepper.
-STEPPER = ".micro-batch-stepper"
 WIDGET_OUTPUT = ".cell_output .widget-view, .cell_output script[type*=widget]"
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.screens import STEPPER
+
 pytestmark = pytest.mark.slow
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
-STEPPER = ".micro-batch-stepper"
 #: A phone in dark mode and a desktop in light mode: both widths and both themes.
 READERS = [pytest.param(390, "dark", id="phone-dark"),
            pytest.param(1400, "light", id="desktop-light")]

@@ -26,9 +26,10 @@ from urllib.parse import urlparse
 
 import pytest
 
+from tests.browser.screens import STEPPER
+
 pytestmark = pytest.mark.slow
 
-STEPPER = ".micro-batch-stepper"
 
 
 def is_local(url: str) -> bool:

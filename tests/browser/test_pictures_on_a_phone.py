@@ -12,9 +12,10 @@ from urllib.parse import urljoin
 
 import pytest
 
+from tests.browser.screens import PHONE
+
 pytestmark = pytest.mark.slow
 
-PHONE = 390
 #: The smallest text a picture may show, in CSS pixels (body text is 16).
 LEGIBLE_PX = 11
 

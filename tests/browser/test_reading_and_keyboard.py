@@ -23,36 +23,12 @@ from urllib.request import urlopen
 
 import pytest
 
+from tests.browser.screens import (CELL_WORDS, COLOURS, CONTROL_CONTRAST, DESKTOP, DRAWN, PHONE, SCREENS,
+                                   STEPPER, TEXT_CONTRAST)
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 
 pytestmark = pytest.mark.slow
 
-PHONE, DESKTOP = 390, 1400
-SCREENS = [pytest.param(width, scheme, id=f"{width}px-{scheme}")
-           for width in (PHONE, DESKTOP) for scheme in ("light", "dark")]
-STEPPER = ".micro-batch-stepper"
-DRAWN = f"{STEPPER} .noUi-handle[aria-label]"
-TEXT_CONTRAST, CONTROL_CONTRAST = 4.5, 3.0
-
-#: WCAG's contrast of colours as the page paints them (as in test_steppers_on_every_screen).
-COLOURS = """
-const parse = (text) => { const v = (text.match(/[\\d.]+/g) || [0, 0, 0, 0]).map(Number);
-  return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
-const over = (top, bottom) => { const a = top[3] + bottom[3] * (1 - top[3]);
-  if (a === 0) return [0, 0, 0, 0];
-  return [0, 1, 2].map(i => (top[i] * top[3] + bottom[i] * bottom[3] * (1 - top[3])) / a)
-    .concat([a]); };
-const luminance = ([r, g, b]) => [r, g, b].map(c => { c /= 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; })
-  .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
-const ratio = (one, two) => { const [a, b] = [luminance(one), luminance(two)];
-  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
-const behind = (el) => { let colour = [0, 0, 0, 0];
-  for (let node = el; node && colour[3] < 1; node = node.parentElement) {
-    colour = over(colour, parse(getComputedStyle(node).backgroundColor)); }
-  return over(colour, [255, 255, 255, 1]); };
-const against = (colour, back) => ratio(over(parse(colour), back), back);
-"""
 
 
 # -- 1. table cells keep their words whole ------------------------------------------------------
@@ -60,7 +36,7 @@ const against = (colour, back) => ratio(over(parse(colour), back), back);
 #: the word alone is narrower than the room the table has (the box it scrolls in, or the
 #: text column), so its column could have been as wide as the word (a break after a
 #: hyphen is a fair one).
-WORDS_BROKEN_NEEDLESSLY = """() => {
+WORDS_BROKEN_NEEDLESSLY = "() => {" + CELL_WORDS + """
   const probe = document.createElement('span');
   probe.style.cssText = 'position:absolute;visibility:hidden;white-space:nowrap';
   document.body.appendChild(probe);
@@ -73,18 +49,11 @@ WORDS_BROKEN_NEEDLESSLY = """() => {
     }
     const style = getComputedStyle(cell);
     const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const word of node.data.matchAll(/[^\\s-]+-?/g)) {
-        const range = document.createRange();
-        range.setStart(node, word.index);
-        range.setEnd(node, word.index + word[0].length);
-        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-        if (lines.size < 2) continue;
-        probe.style.font = getComputedStyle(node.parentElement).font;
-        probe.textContent = word[0];
-        if (probe.getBoundingClientRect().width <= room + 0.5) found.push(word[0]);
-      }
+    for (const word of cellWords(cell)) {
+      if (word.lines < 2) continue;
+      probe.style.font = getComputedStyle(word.node.parentElement).font;
+      probe.textContent = word.text;
+      if (probe.getBoundingClientRect().width <= room + 0.5) found.push(word.text);
     }
   }
   probe.remove();

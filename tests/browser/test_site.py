@@ -15,11 +15,12 @@ from urllib.request import urlopen
 
 import pytest
 
+from tests.browser.screens import DESKTOP, PHONE, STEPPER
+
 pytestmark = pytest.mark.slow
 
 #: The course's folder (the exercise notebooks a chapter may have are in exercises/).
 COURSE_ROOT = Path(__file__).resolve().parents[2]
-STEPPER = ".micro-batch-stepper"
 VISIBLE_STEP = ".stepper-step:visible"
 
 
@@ -281,7 +282,6 @@ def test_internal_links_all_resolve(site):
 
 
 # -- the menu buttons, on a phone and on a desktop -------------------------------------------------
-PHONE, DESKTOP = 390, 1400
 PRIMARY_DRAWER, SECONDARY_DRAWER = "#pst-primary-sidebar-modal", "#pst-secondary-sidebar-modal"
 
 

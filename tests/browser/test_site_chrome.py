@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.screens import DESKTOP
+
 pytestmark = pytest.mark.slow
 
-DESKTOP = 1400
 SEARCH_BUTTONS = ".search-button-field, .search-button"
 
 

@@ -21,37 +21,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from tests.browser.screens import (CELL_WORDS, COLOURS, CONTROL_CONTRAST, DESKTOP, DRAWN, PHONE, SCREENS,
+                                   STEPPER, TEXT_CONTRAST)
+
 pytestmark = pytest.mark.slow
 
-STEPPER = ".micro-batch-stepper"
-#: A stepper is drawn once its slider's handle is named (book/_static/control_names.js).
-DRAWN = f"{STEPPER} .noUi-handle[aria-label]"
-PHONE, DESKTOP = 390, 1400
-SCREENS = [pytest.param(width, scheme, id=f"{width}px-{scheme}")
-           for width in (PHONE, DESKTOP) for scheme in ("light", "dark")]
-#: WCAG 2.1 AA: normal text 4.5:1; the parts of a control a user must see 3:1.
-TEXT_CONTRAST, CONTROL_CONTRAST = 4.5, 3.0
-
-#: Colours as the page paints them: a colour over what is behind it, WCAG's luminance and
-#: contrast ratio, and the colour behind an element (its own background over its
-#: ancestors', until one covers it, over the white canvas).
-COLOURS = """
-const parse = (text) => { const v = (text.match(/[\\d.]+/g) || [0, 0, 0, 0]).map(Number);
-  return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
-const over = (top, bottom) => { const a = top[3] + bottom[3] * (1 - top[3]);
-  if (a === 0) return [0, 0, 0, 0];
-  return [0, 1, 2].map(i => (top[i] * top[3] + bottom[i] * bottom[3] * (1 - top[3])) / a)
-    .concat([a]); };
-const luminance = ([r, g, b]) => [r, g, b].map(c => { c /= 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; })
-  .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
-const ratio = (one, two) => { const [a, b] = [luminance(one), luminance(two)];
-  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
-const behind = (el) => { let colour = [0, 0, 0, 0];
-  for (let node = el; node && colour[3] < 1; node = node.parentElement) {
-    colour = over(colour, parse(getComputedStyle(node).backgroundColor)); }
-  return over(colour, [255, 255, 255, 1]); };
-"""
 
 #: Each visible element of the stepper that holds text of its own, with its contrast.
 TEXTS_AND_CONTRAST = "stepper => {" + COLOURS + """
@@ -303,20 +277,11 @@ def test_the_slider_keeps_its_length_and_its_readout_is_never_cut(read_on, width
 #: break after a hyphen is a fair one), and the tables that reach past the first box
 #: around them that clips (or past the screen) without that box scrolling sideways, and
 #: whether the micro-batch's view as a whole is wider than the stepper.
-TABLES_AS_WRAPPED = """stepper => {
+TABLES_AS_WRAPPED = "stepper => {" + CELL_WORDS + """
   const broken = [], stuck = [];
   for (const cell of stepper.querySelectorAll('td, th')) {
     if (!cell.getClientRects().length) continue;
-    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const word of node.data.matchAll(/[^\\s-]+-?/g)) {
-        const range = document.createRange();
-        range.setStart(node, word.index);
-        range.setEnd(node, word.index + word[0].length);
-        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-        if (lines.size > 1) broken.push(word[0]);
-      }
-    }
+    for (const word of cellWords(cell)) if (word.lines > 1) broken.push(word.text);
   }
   for (const table of stepper.querySelectorAll('table')) {
     if (!table.getClientRects().length) continue;

@@ -103,13 +103,15 @@ class Run:
 
 
 @pytest.mark.slow
-def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp_path):
+def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp_path, class_records):
     # Scenario, each learner having solved at most one task so that a busy machine grades
     # them quickly:
     # 1. graded on a standalone cluster (a master and a worker on loopback, a Connect server
     #    on them), started as a script's background job would be (SIGINT ignored, which the
-    #    command must undo); the Connect server is killed (kill -9) while a notebook is
-    #    graded: it is started again and that notebook graded again, nobody scored for it;
+    #    command must undo), on the streams and Spark's answers the session recorded for
+    #    chapter 1 (the solution's run is the other grading tests' too); the Connect
+    #    server is killed (kill -9) while a notebook is graded: it is started again and that
+    #    notebook graded again, nobody scored for it;
     #    then Ctrl-C stops the class: everything it started ends, what is graded is kept;
     # 2. run again on a local Connect server, and stopped with SIGTERM (what `timeout` or a
     #    scheduler sends) while a notebook is graded: the same;
@@ -124,11 +126,12 @@ def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp
         write(submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
     ledgers = course / "grading" / ASSIGNMENT
     graded = lambda: {p.stem: p.read_text() for p in ledgers.glob("*.json")}  # noqa: E731
-    command = lambda spark: grade_command(submissions, course, "--spark", spark)  # noqa: E731
+    command = lambda spark, *more: grade_command(submissions, course, "--spark", spark, *more)  # noqa: E731
+    recorded = ("--answers-from", str(class_records.recorded(ASSIGNMENT).parent))
 
-    first = Run(tmp_path, "first", command("standalone"), preexec_fn=_ignoring_interrupts)
+    first = Run(tmp_path, "first", command("standalone", *recorded), preexec_fn=_ignoring_interrupts)
     try:
-        first.wait_for(lambda: first.says("ran clean"), "the solution's run")
+        first.wait_for(lambda: first.says("answers kept from an earlier run"), "the recorded answers")
         first.wait_for(lambda: _running(first.process.pid, KERNEL), "a notebook in flight")
         assert _running(first.process.pid, "Master") and _running(first.process.pid, "Worker")
         (server,) = _running(first.process.pid, "SparkConnectServer")

@@ -10,6 +10,7 @@ beside them must get exactly their points.
 import pytest
 
 from autograder.grading import autograde
+from autograder.grading.processes import GradingLimits
 from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
                                    SUBMISSION_TIMEOUT, write_corpus)
 
@@ -20,13 +21,12 @@ pytestmark = pytest.mark.hostile
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, grading_server, class_records):
-    # On the streams of chapter 1's grading test when it ran first (classroom_fixtures.py).
+    # On the session's one record of chapter 1's streams (classroom_fixtures.py).
     submissions = write_corpus(tmp_path_factory.mktemp("hostile"))
     course = tmp_path_factory.mktemp("course")
-    grades = autograde(ASSIGNMENT, submissions, jobs=2, cell_timeout=CELL_TIMEOUT,
-                       submission_timeout=SUBMISSION_TIMEOUT, disk_limit_mb=DISK_LIMIT_MB,
-                       workdir=course, answers_of=class_records.of(ASSIGNMENT))
-    class_records.keep(ASSIGNMENT, course)
+    limits = GradingLimits(CELL_TIMEOUT, SUBMISSION_TIMEOUT, DISK_LIMIT_MB)
+    grades = autograde(ASSIGNMENT, submissions, jobs=2, limits=limits,
+                       workdir=course, answers_of=class_records.recorded(ASSIGNMENT))
     return grades
 
 

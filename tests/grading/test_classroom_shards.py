@@ -69,13 +69,11 @@ def test_two_shards_merged_grade_a_class_as_one_run_does(tmp_path, grading_serve
             notebook.read_bytes())
     spark = ("--spark", grading_server)  # every machine here grades on the tests' server
 
-    # 1. One machine grades the whole class (on the streams and Spark's answers of chapter
-    #    1's earlier class run when a test recorded one, else on a fresh seed).
+    # 1. One machine grades the whole class (on the streams and Spark's answers the
+    #    session recorded for chapter 1).
     whole = tmp_path / "whole"
-    recorded = class_records.of(ASSIGNMENT)
-    given = ("--answers-from", str(recorded.parent)) if recorded else ()
+    given = ("--answers-from", str(class_records.recorded(ASSIGNMENT).parent))
     finished(grade(submissions, whole, *spark, "--jobs", "2", "--no-feedback", *given))
-    class_records.keep(ASSIGNMENT, whole)
 
     # 2. Two machines, at once, each grade their shard of it on the same streams: the
     #    whole run's seed and Spark's answers handed to them.

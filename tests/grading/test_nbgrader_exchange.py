@@ -116,8 +116,8 @@ def test_release_fetch_submit_collect_and_zip_collect_then_grade_and_export(tmp_
     # does: a server of its own would be one more JVM to start and warm up, and the command's
     # own server is what tests/grading/test_classroom_command.py is about.
     graded = tmp_path / "graded"
-    recorded = class_records.of(ASSIGNMENT)  # another test's solution run, if one was kept
-    reuse = ["--answers-from", str(recorded.parent)] if recorded else []
+    recorded = class_records.recorded(ASSIGNMENT)  # the session's one solution run
+    reuse = ["--answers-from", str(recorded.parent)]
     grading = subprocess.run(
         [sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
          "--submissions", str(submitted), "--course-dir", str(graded), "--no-feedback",

@@ -6,10 +6,11 @@ these fixtures the first grading test of a test process (each pytest-xdist worke
 starts a loopback Connect server and every grading test after it grades against it
 (:func:`autograder.grading.autograde` reads ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
 
-Chapter 1 is graded by two tests (its grading test and the hostile corpus). A class run
-first runs the solution notebook to record Spark's answers for the class's streams (about
-45 s for chapter 1); ``class_records`` lets the second test grade on the first one's record
-instead of running the solution again, even from the other test process.
+Chapter 1 is graded by five tests (its grading test, the hostile corpus, the command's
+stops, shards, nbgrader's exchange). A class run first runs the solution notebook to record
+Spark's answers for the class's streams (45-80 s for chapter 1 on a busy machine);
+``class_records.recorded(assignment)`` runs it once for the whole session, in whichever test
+process asks first (the other waits for it), and every one of those tests grades on it.
 
 ``tests/conftest.py`` imports the fixtures, so every test module that imports
 ``autograde`` from ``autograder.grading`` shares the server (the autouse fixture below
@@ -18,9 +19,11 @@ looks for that import); other tests never start it. ``COURSE_SHARED_GRADING_SERV
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -71,6 +74,29 @@ class ClassRecords:
     def of(self, assignment: str) -> Path | None:
         kept = self.folder / assignment
         return kept if (kept / "answers.json").is_file() else None
+
+    def recorded(self, assignment: str) -> Path:
+        """The session's record for ``assignment``, made now by running its solution once
+        (on the shared server when this process has one) unless a test kept one already.
+        Both test processes may ask at once: one records while the other waits."""
+        from autograder.grading.course import GradingCourse
+        from autograder.grading.grader import Grader
+
+        with open(self.folder / f".{assignment}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if self.of(assignment) is None:
+                with tempfile.TemporaryDirectory(prefix="class-record-") as root:
+                    course = GradingCourse(Path(root))
+                    grader = Grader(course, remote=os.environ.get(SHARED_SERVER))
+                    try:
+                        course.prepare(assignment, grader.env)
+                        grader.record_answers(assignment, reuse=False)
+                    finally:
+                        grader.close()
+                    self.keep(assignment, Path(root))
+        kept = self.of(assignment)
+        assert kept, f"the solution of {assignment} recorded no answers"
+        return kept
 
     def keep(self, assignment: str, course: Path) -> None:
         recorded = course / "spark-answers" / assignment
