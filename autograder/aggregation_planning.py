@@ -36,7 +36,7 @@ from pyspark.sql import functions as F
 from .answers import spark_answer
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
-from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, plain_value,
+from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, cases, plain_value,
                        reference_answer)
 from .feedback import CheckFailed, ask, check_equal, plain, revisiting, stop_if_unfinished
 from .plan import PlanNode, parse_plan, physical_plan
@@ -308,19 +308,19 @@ def planned_modes(spark: SparkSession, about: list) -> list[str]:
 def _mode_cases(*, seed: int, example: bool) -> list[Case]:
     """The queries task 1 plans: the chapter's two examples; or the two :data:`EDGE_QUERIES`,
     then one plain and one session-window aggregation drawn from the seed."""
-    if example:
-        return [Case(f"{description} (the chapter's examples)", [description])
-                for description, _, _ in EXAMPLE_QUERIES]
-    rng = random.Random(seed)
-    shapes = [drawn_aggregation(rng) for _ in range(2)]
-    if (shapes[0][1] is None) == (shapes[1][1] is None):  # always one of each shape
-        plain_or_session = [drawn_aggregation(rng) for _ in range(20)]
-        shapes[1] = next(shape for shape in plain_or_session
-                         if (shape[1] is None) != (shapes[0][1] is None))
-    drawn_queries = [(aggregation(names, gap)[0], names, gap) for names, gap in shapes]
-    return [Case(f"{description} ({FIXED})", [description]) for description, _, _ in EDGE_QUERIES] + \
-        [Case(f"{description} ({drawn(seed)})", [description, names, gap])
-         for description, names, gap in drawn_queries]
+    def draw(rng):
+        shapes = [drawn_aggregation(rng) for _ in range(2)]
+        if (shapes[0][1] is None) == (shapes[1][1] is None):  # always one of each shape
+            plain_or_session = [drawn_aggregation(rng) for _ in range(20)]
+            shapes[1] = next(shape for shape in plain_or_session
+                             if (shape[1] is None) != (shapes[0][1] is None))
+        return [(aggregation(names, gap)[0], names, gap) for names, gap in shapes]
+    # The chapter's and the fixed queries are known by their description; a drawn one is
+    # built from its names and gap.
+    return [Case(f"{description} ({origin})",
+                 [description] if origin in (EXAMPLE, FIXED) else [description, names, gap])
+            for origin, (description, names, gap) in cases(
+                seed, example, the_example=EXAMPLE_QUERIES, fixed=EDGE_QUERIES, drawn_from=draw)]
 
 
 def _modes_unfinished(aggregate_modes) -> None:
@@ -387,12 +387,10 @@ def _each_batch_beside_spark(case: Case, answers: Answers, what: str):
 # -- task 2: what restore and save leave in the state ------------------------------------------
 def _count_cases(*, seed: int, example: bool) -> list[Case]:
     """``[batches, partitions]`` each: the example's keys; or the fixed keys and a drawn one."""
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
-    else:
-        streams = [(FIXED, EDGE_KEYS, None), (drawn(seed), random_keys(random.Random(seed)), None)]
     return [Case(f"micro-batches of keys {batches} ({label})", [batches, partitions])
-            for label, batches, partitions in streams]
+            for label, (batches, partitions) in cases(
+                seed, example, the_example=[(EXAMPLE_KEYS, 2)], fixed=[(EDGE_KEYS, None)],
+                drawn_from=lambda rng: [(random_keys(rng), None)])]
 
 
 def _judge_counts(case: Case, answers: Answers) -> None:
@@ -426,14 +424,10 @@ METRIC_FIELDS = ("numRowsTotal", "numRowsUpdated", "numStateStoreInstances")
 
 def _metric_cases(*, seed: int, example: bool) -> list[Case]:
     """``[batches, partitions]`` each: the example's keys; or the fixed streams and a drawn one."""
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_KEYS, 2)]
-    else:
-        rng = random.Random(seed)
-        streams = [(FIXED, batches, partitions) for batches, partitions in EDGE_PARTITIONS]
-        streams.append((drawn(seed), random_keys(rng), rng.choice([3, 4])))
     return [Case(f"micro-batches of keys {batches}, {partitions} shuffle partitions ({label})",
-                 [batches, partitions]) for label, batches, partitions in streams]
+                 [batches, partitions]) for label, (batches, partitions) in cases(
+                     seed, example, the_example=[(EXAMPLE_KEYS, 2)], fixed=EDGE_PARTITIONS,
+                     drawn_from=lambda rng: [(random_keys(rng), rng.choice([3, 4]))])]
 
 
 def _judge_metrics(case: Case, answers: Answers) -> None:
@@ -476,12 +470,10 @@ def _held_after(number: int) -> str:
 
 def _session_cases(*, seed: int, example: bool) -> list[Case]:
     """``[batches, gap]`` each: the example's events; or the fixed ones and drawn ones."""
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_EVENTS, EXAMPLE_GAP)]
-    else:
-        streams = [(FIXED, *EDGE_SESSIONS), (drawn(seed), *random_events(random.Random(seed)))]
     return [Case(f"events (user, second, v) {batches}, gap {gap} s ({label})", [batches, gap])
-            for label, batches, gap in streams]
+            for label, (batches, gap) in cases(
+                seed, example, the_example=[(EXAMPLE_EVENTS, EXAMPLE_GAP)], fixed=[EDGE_SESSIONS],
+                drawn_from=lambda rng: [random_events(rng)])]
 
 
 def _sessions_unfinished(sessions) -> None:

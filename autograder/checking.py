@@ -6,6 +6,7 @@ Every check of the course does the same few things, in the same way:
   (:data:`EXAMPLE`), fixed edge streams that expose a misconception whatever the seed
   (:data:`FIXED`), and streams drawn from **one seed** per process (:func:`seed_for`),
   each named in a lesson by what it holds and where it comes from (:func:`stream_context`);
+  :func:`cases` gives a check's cases with where each comes from;
 * it takes the learner's answer **one entry per micro-batch** (:func:`answer_per_batch`,
   :func:`batch_dict`) and compares each with what Spark did, naming the micro-batch that
   differed (:func:`autograder.feedback.check_equal`);
@@ -20,10 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import random
 import sys
 import threading
 from datetime import datetime
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterable
 
 from .feedback import (CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain,
                        revisiting)
@@ -57,6 +59,19 @@ def seed_for(seed: int | None) -> int:
 def drawn(seed: int) -> str:
     """How a lesson names a stream drawn from ``seed``."""
     return f"seed {seed}"
+
+
+def cases(seed: int | None, example: bool, *, the_example: Iterable[Any], fixed: Iterable[Any],
+          drawn_from: Callable[[random.Random], Iterable[Any]]) -> list[tuple[str, Any]]:
+    """The cases a check runs, each as ``(origin, case)``, its origin what a lesson calls
+    it: the chapter's example cases alone (:data:`EXAMPLE`); or the fixed cases
+    (:data:`FIXED`), then those ``drawn_from`` a generator seeded with ``seed`` (the
+    process's seed when None)."""
+    if example:
+        return [(EXAMPLE, case) for case in the_example]
+    seed = seed_for(seed)
+    return [(FIXED, case) for case in fixed] + \
+        [(drawn(seed), case) for case in drawn_from(random.Random(seed))]
 
 
 def answer_per_batch(answer: Any, batches: int, what: str, context: str, *,

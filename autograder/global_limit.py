@@ -30,8 +30,8 @@ from pyspark.sql import functions as F
 from .answers import spark_answer, spark_checkpoints, spark_facts
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
-from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn, reference_answer,
-                       seed_for, spark_failure_as_lesson)
+from .checking import (answer_per_batch, batch_dict, cases, reference_answer, seed_for,
+                       spark_failure_as_lesson)
 from .feedback import (CheckFailed, ask, check_equal, plain, revisiting,
                        stop_if_unfinished)
 from .session import course_session
@@ -101,11 +101,12 @@ def drawn_streams(seed: int | None, count: int) -> tuple[int, list[tuple[list[in
     """The seed used and the ``count`` streams it draws: ``(batch sizes, limit)`` each."""
     seed = seed_for(seed)
     rng = random.Random(seed)
-    streams = []
-    for _ in range(count):
-        sizes = batch_sizes(rng, batches=(4, 6), rows=(0, 5))
-        streams.append((sizes, rng.randint(1, max(1, sum(sizes) - 1))))
-    return seed, streams
+    return seed, [_drawn_stream(rng) for _ in range(count)]
+
+
+def _drawn_stream(rng: random.Random) -> tuple[list[int], int]:
+    sizes = batch_sizes(rng, batches=(4, 6), rows=(0, 5))
+    return sizes, rng.randint(1, max(1, sum(sizes) - 1))
 
 
 def _describe(sizes, limit, origin) -> str:
@@ -115,13 +116,12 @@ def _describe(sizes, limit, origin) -> str:
 def _cases(*, seed: int, example: bool, streams: int = 2) -> list[Case]:
     """The streams a check runs, ``[sizes, limit]`` each: the chapter's example; or the
     edge streams, then fresh ones from a seed."""
-    if example:
-        return [Case(_describe(EXAMPLE_SIZES, EXAMPLE_LIMIT, EXAMPLE), [EXAMPLE_SIZES, EXAMPLE_LIMIT])]
-    seed, streams_drawn = drawn_streams(seed, streams)
-    edges = [Case(_describe(sizes, limit, f"{FIXED}: {shows}"), [sizes, limit])
-             for sizes, limit, shows in EDGE_STREAMS]
-    return edges + [Case(_describe(sizes, limit, drawn(seed)), [sizes, limit])
-                    for sizes, limit in streams_drawn]
+    def draw(rng):
+        return [(*_drawn_stream(rng), None) for _ in range(streams)]
+    return [Case(_describe(sizes, limit, f"{origin}: {shows}" if shows else origin), [sizes, limit])
+            for origin, (sizes, limit, shows) in cases(
+                seed, example, the_example=[(EXAMPLE_SIZES, EXAMPLE_LIMIT, None)],
+                fixed=EDGE_STREAMS, drawn_from=draw)]
 
 
 def _predicting(what: str, revisit: str):
@@ -218,13 +218,10 @@ def restarted_limit_checkpoints(spark: SparkSession, sizes: list[int],
 
 
 def _restart_cases(*, seed: int, example: bool) -> list[Case]:
-    if example:
-        streams = [(EXAMPLE, EXAMPLE_SIZES, EXAMPLE_LIMIT)]
-    else:
-        seed, ((sizes, limit),) = drawn_streams(seed, 1)
-        streams = [(FIXED, *edge) for edge in EDGE_RESTARTS] + [(drawn(seed), sizes, limit)]
     return [Case(f"batch sizes {sizes}, limit({limit}) ({origin}), restarted after batch 1",
-                 [sizes, limit]) for origin, sizes, limit in streams]
+                 [sizes, limit]) for origin, (sizes, limit) in cases(
+                     seed, example, the_example=[(EXAMPLE_SIZES, EXAMPLE_LIMIT)],
+                     fixed=EDGE_RESTARTS, drawn_from=lambda rng: [_drawn_stream(rng)])]
 
 
 def _counter_unfinished(read_counter) -> None:
@@ -309,22 +306,15 @@ EDGE_CLICKS = ([[(1, "view"), (2, "view")],
 
 def _click_streams(*, seed: int, example: bool) -> list[Case]:
     """``[batches, n]`` each: the example's stream, or the fixed one and one drawn."""
-    if example:
-        rng = random.Random(7)
-        batches = _event_batches(rng, [3, 4, 2, 5])
-        origin = "seed example"
-    else:
-        rng = random.Random(seed)
-        batches = _event_batches(rng, batch_sizes(rng, batches=(4, 5), rows=(1, 6)))
-        origin = drawn(seed)
-    clicks = sum(kind == "click" for batch in batches for _, kind in batch)
-    n = max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1
-    drawn_stream = Case(f"events {batches}, n={n} ({origin})", [batches, n])
-    if example:
-        return [drawn_stream]
-    edge_batches, edge_n = EDGE_CLICKS
-    return [Case(f"events {edge_batches}, n={edge_n} ({FIXED})", [edge_batches, edge_n]),
-            drawn_stream]
+    def draw(rng, sizes=None):
+        batches = _event_batches(rng, sizes or batch_sizes(rng, batches=(4, 5), rows=(1, 6)))
+        clicks = sum(kind == "click" for batch in batches for _, kind in batch)
+        return [(batches, max(1, clicks - rng.randint(1, 2)) if clicks > 1 else 1)]
+    # The chapter's example is drawn too, always the same (seed 7, batches of 3, 4, 2, 5).
+    return [Case(f"events {batches}, n={n} ({origin})", [batches, n])
+            for origin, (batches, n) in cases(
+                seed, example, the_example=draw(random.Random(7), [3, 4, 2, 5]),
+                fixed=[EDGE_CLICKS], drawn_from=draw)]
 
 
 def _clicks_unfinished(first_clicks) -> None:

@@ -37,7 +37,8 @@ from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
-from .checking import EXAMPLE, FIXED, answer_per_batch, drawn, reference_answer
+from .checking import answer_per_batch, reference_answer
+from .checking import cases as checking_cases
 from .checkpoint_files import (HDFS_PROVIDER, error_class, forget_commit, logged_batches,
                                settings, state_files)
 from .driver import StreamRun
@@ -131,11 +132,10 @@ def _file_cases(*, seed: int, example: bool, cases: int) -> list[Case]:
         way, batches, min_deltas = case
         return Case(f"way {way!r}, {batches} micro-batches, minDeltasForSnapshot {min_deltas} "
                     f"({origin})", list(case))
-    if example:
-        return [named(EXAMPLE_FILES, EXAMPLE)]
-    rng = random.Random(seed)
-    drawn_cases = [(rng.choice(WAYS), rng.randint(3, 7), rng.randint(0, 4)) for _ in range(cases)]
-    return [named(case, FIXED) for case in EDGE_FILES] + [named(c, drawn(seed)) for c in drawn_cases]
+    def draw(rng):
+        return [(rng.choice(WAYS), rng.randint(3, 7), rng.randint(0, 4)) for _ in range(cases)]
+    return [named(case, origin) for origin, case in checking_cases(
+        seed, example, the_example=[EXAMPLE_FILES], fixed=EDGE_FILES, drawn_from=draw)]
 
 
 def _ask_files(predict, case: Case, answers: Answers) -> None:
@@ -222,15 +222,12 @@ def _read_back_run(spark: SparkSession | None, batches: list, retain: int):
 
 def _read_cases(*, seed: int, example: bool) -> list[Case]:
     """``[batches, retain]`` each: the example's stream, or the fixed ones and one drawn."""
-    if example:
-        streams = [(EXAMPLE, *EXAMPLE_READS)]
-    else:
-        rng = random.Random(seed)
-        streams = [(FIXED, *edge) for edge in EDGE_READS]
-        streams.append((drawn(seed), user_batches(rng, rng.randint(3, 6)), rng.randint(1, 3)))
+    def draw(rng):
+        return [(user_batches(rng, rng.randint(3, 6)), rng.randint(1, 3))]
     return [Case(f"users per micro-batch {[[u for (u,) in b] for b in batches]}, "
                  f"minBatchesToRetain {retain} ({origin})", [batches, retain])
-            for origin, batches, retain in streams]
+            for origin, (batches, retain) in checking_cases(
+                seed, example, the_example=[EXAMPLE_READS], fixed=EDGE_READS, drawn_from=draw)]
 
 
 def _reader_unfinished(counts_at) -> None:
@@ -336,15 +333,14 @@ def _loss_cases(*, seed: int, example: bool) -> list[Case]:
     """One case per list of lost commits, each with all of them (``losses``: Spark restarts
     one run's checkpoint for all) and its place among them (``index``). The label leaves
     out what the logs hold: that is read from the damaged checkpoint (:func:`_restart_context`)."""
-    if example:
-        losses, origins = EXAMPLE_LOSSES, [EXAMPLE]
-    else:
-        rng = random.Random(seed)
-        drawn_loss = sorted(rng.sample(range(4), rng.randint(1, 3)))
-        losses, origins = EDGE_LOSSES + [drawn_loss], [FIXED] * len(EDGE_LOSSES) + [drawn(seed)]
+    def draw(rng):
+        return [sorted(rng.sample(range(4), rng.randint(1, 3)))]
+    every = checking_cases(seed, example, the_example=EXAMPLE_LOSSES, fixed=EDGE_LOSSES,
+                           drawn_from=draw)
+    losses = [lost for _, lost in every]
     return [Case(f"micro-batches 0 to 3 ran, then {_what_was_lost(lost)} deleted ({origin})",
                  {"losses": losses, "index": index, "origin": origin})
-            for index, (lost, origin) in enumerate(zip(losses, origins))]
+            for index, (origin, lost) in enumerate(every)]
 
 
 def _what_was_lost(lost: list[int] | None) -> str:
@@ -512,11 +508,8 @@ def drawn_change(rng: random.Random) -> dict:
 def _change_cases(*, seed: int, example: bool) -> list[Case]:
     """One case per change, each with all of them (``changes``: Spark answers them from one
     run) and its place among them (``index``)."""
-    if example:
-        changes = [(EXAMPLE, EXAMPLE_CHANGE)]
-    else:
-        changes = [(FIXED, change) for change in EDGE_CHANGES]
-        changes.append((drawn(seed), drawn_change(random.Random(seed))))
+    changes = checking_cases(seed, example, the_example=[EXAMPLE_CHANGE], fixed=EDGE_CHANGES,
+                             drawn_from=lambda rng: [drawn_change(rng)])
     every = [change for _, change in changes]
     return [Case(f"change between the runs: {change} ({origin})",
                  {"changes": every, "index": index})

@@ -37,8 +37,8 @@ from pyspark.sql import functions as F
 from . import save_model
 from .answers import spark_answer
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
-from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, drawn,
-                       reference_answer, seed_for, side_by_side)
+from .checking import (answer_per_batch, batch_dict, cases, reference_answer,
+                       side_by_side)
 from .driver import StreamRun
 from .feedback import CheckFailed, GraderFault, ask, check_equal, plain
 from .session import course_session
@@ -152,7 +152,10 @@ def random_stream(rng: random.Random, batches: tuple[int, int] = (3, 4),
 
 def random_case(seed: int) -> tuple[list[list[int]], int]:
     """The stream and delay a seed stands for."""
-    rng = random.Random(seed)
+    return _drawn_case(random.Random(seed))
+
+
+def _drawn_case(rng: random.Random) -> tuple[list[list[int]], int]:
     return random_stream(rng), rng.choice([0, 5, 10])
 
 
@@ -184,11 +187,9 @@ EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7, 15]], 10),
 
 def _streams(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:
     """The streams a check runs: the chapter's example; or the edge streams and the seed's."""
-    if example:
-        return [(EXAMPLE_BATCHES, EXAMPLE_DELAY, EXAMPLE)]
-    seed = seed_for(seed)
-    return [(batches, delay, FIXED) for batches, delay in EDGE_STREAMS] + \
-        [(*random_case(seed), drawn(seed))]
+    return [(batches, delay, origin) for origin, (batches, delay) in cases(
+        seed, example, the_example=[(EXAMPLE_BATCHES, EXAMPLE_DELAY)], fixed=EDGE_STREAMS,
+        drawn_from=lambda rng: [_drawn_case(rng)])]
 
 
 def _cases(*, seed: int, example: bool) -> list[Case]:
@@ -316,12 +317,11 @@ def dropped_rows(facts: list[dict]) -> int:
 
 def _delay_cases(*, seed: int, example: bool) -> list[Case]:
     """The streams ``choose`` is asked about, each case's ``about`` its batches."""
-    if example:
-        streams = [(EXAMPLE_DELAY_BATCHES, "the chapter's example")]
-    else:
-        streams = [(batches, origin) for batches, _, origin in _streams(seed, example)]
     return [Case(f"append mode, events per micro-batch {batches} ({origin})", batches)
-            for batches, origin in streams]
+            for origin, batches in cases(
+                seed, example, the_example=[EXAMPLE_DELAY_BATCHES],
+                fixed=[batches for batches, _ in EDGE_STREAMS],
+                drawn_from=lambda rng: [_drawn_case(rng)[0]])]
 
 
 def _whole_delay(delay, context: str) -> int:
