@@ -10,8 +10,7 @@ The ideas they test, in the chapter's words:
   ``handleInitialState`` per row (section "Initial state");
 * a time to live is measured in processing time; expired values are invisible at once and
   removed at the end of a micro-batch (section "Time to live");
-* everything is read back with the state reader (chapter 4, further, section "Reading the
-  state back").
+* everything is read back with the state reader (section "Reading the state back").
 
 Each ``check_*`` plays a scenario (the chapter's example, or a fixed edge stream beside a
 seeded one, each with keys of its own: :mod:`autograder.tws_streams`) with the learner's
@@ -54,7 +53,7 @@ REVISIT_TIMERS = f'{CHAPTER}, section "Timers"'
 REVISIT_CLEAR = f'{CHAPTER}, section "Firing a timer does not clear the state"'
 REVISIT_INITIAL = f'{CHAPTER}, section "Initial state"'
 REVISIT_TTL = f'{CHAPTER}, section "Time to live"'
-REVISIT_READER = 'chapter 4, further, section "Reading the state back"'
+REVISIT_READER = f'{CHAPTER}, section "Reading the state back"'
 
 #: Helpers of this module a learner may use freely (the grading guard flags the rest:
 #: the reference processors and the runs the checks compare with).

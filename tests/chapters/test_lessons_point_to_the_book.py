@@ -83,8 +83,8 @@ def test_the_section_finder_sees_every_form_a_module_uses():
 
 
 def test_a_section_set_apart_is_a_heading_of_the_further_page_only():
-    assert "Reading the state back" not in headings(4)
-    assert "Reading the state back" in headings(4, further=True)
+    assert "What the state reader refuses" not in headings(4)
+    assert "What the state reader refuses" in headings(4, further=True)
 
 
 def test_every_section_the_glossary_names_is_a_heading_of_its_chapter():
