@@ -178,12 +178,11 @@ class Grader:
         return grade
 
     def _grade(self, assignment: str, student: str, notebook: Path) -> NotebookGrade:
+        """Read the notebook, run it through nbgrader, and decide its grade."""
         import nbformat
-        from .guards import read_log, scan_notebook
+        from .guards import scan_notebook
 
         course = self.course
-        name = course.notebook_name(assignment)
-        grade_ids = course.grade_ids(assignment)
         with course.gradebook() as gradebook:
             gradebook.update_or_create_student(student)
         try:
@@ -193,13 +192,27 @@ class Grader:
             return course.read_grade(assignment, student, NOT_A_NOTEBOOK,
                                      detail=f"{type(error).__name__}: {str(error)[:200]}")
         static = scan_notebook(nb)
-
         submitted = course.root / "submitted" / student / assignment
         shutil.rmtree(submitted, ignore_errors=True)
         submitted.mkdir(parents=True)
-        nbformat.write(without_duplicate_ids(nb), submitted / name)
-        autograded = course.root / "autograded" / student / assignment
-        guard_log = course.ledger(assignment, student).with_suffix(".guard.jsonl")
+        nbformat.write(without_duplicate_ids(nb), submitted / course.notebook_name(assignment))
+        outcome, detail = self._run(assignment, student)
+        if outcome == GRADER_FAULT:
+            return NotebookGrade(student, {}, GRADER_FAULT, detail=detail)
+        return self._decide(assignment, student, nb, static, outcome, detail)
+
+    def _guard_log(self, assignment: str, student: str) -> Path:
+        return self.course.ledger(assignment, student).with_suffix(".guard.jsonl")
+
+    def _autograded(self, assignment: str, student: str) -> Path:
+        return self.course.root / "autograded" / student / assignment
+
+    def _run(self, assignment: str, student: str) -> tuple[str, str]:
+        """nbgrader's ``autograde`` of the submission: its outcome and what to say of it.
+        A kernel that died is given a second run; the guard's log may show the grader at fault."""
+        from .guards import read_log
+
+        guard_log, autograded = self._guard_log(assignment, student), self._autograded(assignment, student)
         guard_log.parent.mkdir(parents=True, exist_ok=True)
         outcome, detail = self._autograde(assignment, student, guard_log, autograded)
         if outcome == GRADED and self._kernel_died(assignment, student):
@@ -211,25 +224,32 @@ class Grader:
             elif outcome == GRADED:
                 detail = "it died again when graded a second time"
         if outcome == GRADED:
-            faults = graders_faults(read_log(guard_log), grade_ids)
+            faults = graders_faults(read_log(guard_log), self.course.grade_ids(assignment))
             if faults:
                 outcome, detail = GRADER_FAULT, "; ".join(faults)
-        if outcome == GRADER_FAULT:
-            return NotebookGrade(student, {}, GRADER_FAULT, detail=detail)
+        return outcome, detail
 
-        if outcome != GRADED or not (autograded / name).exists():
+    def _decide(self, assignment: str, student: str, nb, static: list, outcome: str,
+                detail: str) -> NotebookGrade:
+        """The grade of a notebook nbgrader ran (or could not run): zeros where it did not
+        end, the cells stopped at the time limit named, and the tasks a cheat touched zeroed."""
+        from .guards import read_log
+
+        course = self.course
+        graded = self._autograded(assignment, student) / course.notebook_name(assignment)
+        if outcome != GRADED or not graded.exists():
             if outcome == GRADED:
                 if self._kernel_died(assignment, student):
                     outcome = KERNEL_DIED
                 else:
                     outcome, detail = FAILED, last_error(self._log_text(assignment, student))
             course.record_zero(assignment, student)
-        stopped = cells_out_of_time(autograded / name)
+        stopped = cells_out_of_time(graded)
         if stopped:
             detail = _also(detail, f"stopped at the {self.limits.cell_timeout} s cell limit: "
                                    f"{', '.join(stopped)}")
-        flags, affected = cheats(nb, static, read_log(guard_log), grade_ids,
-                                 ran=outcome == GRADED)
+        flags, affected = cheats(nb, static, read_log(self._guard_log(assignment, student)),
+                                 course.grade_ids(assignment), ran=outcome == GRADED)
         if affected:
             course.zero(assignment, student, affected)
         return course.read_grade(assignment, student, outcome, flags=flags, detail=detail)
