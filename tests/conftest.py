@@ -30,6 +30,7 @@ LONGEST_FIRST = [
     "tests/grading/test_aggregation_planning_grading.py",
     "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
     "tests/grading/test_state_store_save_grading.py",
+    "tests/grading/test_stream_join_grading.py",
     "tests/browser/test_steppers_on_every_screen.py",
     "tests/browser/test_reading_and_keyboard.py",
     "tests/grading/test_classroom_shards.py",

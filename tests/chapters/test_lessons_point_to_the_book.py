@@ -23,6 +23,7 @@ MODULE_CHAPTER = {
     "processor_pair.py": 4,
     "checkpoint_files.py": 5,
     "state_store_files.py": 5,
+    "stream_join_checks.py": 6,
 }
 
 

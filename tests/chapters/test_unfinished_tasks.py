@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql.streaming import StatefulProcessor
 
 from autograder import (aggregation_planning, global_limit, state_store_files,
-                        state_store_save, transform_with_state)
+                        state_store_save, stream_join_checks, transform_with_state)
 from autograder.feedback import TaskNotDone
 
 
@@ -58,7 +58,7 @@ def spark_refuses_queries(monkeypatch):
         raise SparkAskedTooSoon("Spark was asked before the learner's code was called")
 
     for module in (global_limit, aggregation_planning, state_store_save, transform_with_state,
-                   state_store_files):
+                   state_store_files, stream_join_checks):
         monkeypatch.setattr(module, "course_session", NoQueries)
         for name in ("StreamRun", "spark_answer", "spark_checkpoints"):
             if hasattr(module, name):
@@ -74,6 +74,8 @@ FUNCTION_TASKS = [
     state_store_save.check_smallest_delay, state_store_save.check_update_step,
     state_store_files.check_predicted_files, state_store_files.check_state_reader,
     state_store_files.check_restart_reader, state_store_files.check_restart_outcome,
+    stream_join_checks.check_predicted_buffers, stream_join_checks.check_predicted_unmatched,
+    stream_join_checks.check_rows_per_key, stream_join_checks.check_accepted,
 ]
 PROCESSOR_TASKS = [
     transform_with_state.check_session_tracker, transform_with_state.check_ttl_dedup,

@@ -13,7 +13,7 @@ from tests.support.submissions import solved_release
 #: The assignments whose self-checks ask Spark questions with known answers (chapter 4's:
 #: the course's processors' runs on the worked examples).
 ASSIGNMENTS = ("01_global_limit", "02_aggregation_planning", "03_state_store_save",
-               "04_transform_with_state", "05_state_store")
+               "04_transform_with_state", "05_state_store", "06_stream_stream_join")
 
 
 def worked_example_answers(assignment: str) -> dict[str, Any]:

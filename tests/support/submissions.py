@@ -26,6 +26,8 @@ FULL_MARKS = {
                                 "test_starting_counts": 2, "test_first_n": 2},
     "05_state_store": {"test_predict_files": 3, "test_counts_at": 2, "test_runs_again": 2,
                        "test_restart_error": 3},
+    "06_stream_stream_join": {"test_predict_buffered": 3, "test_predict_unmatched": 3,
+                              "test_rows_per_key": 2, "test_accepted": 2},
 }
 
 

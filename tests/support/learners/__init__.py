@@ -1,6 +1,6 @@
 """Learners nobody on the course wrote: the corpus that tells whether a grade is right.
 
-Each chapter's module (``chapter1`` ... ``chapter5``) lists :class:`Learner` entries: a
+Each chapter's module (``chapter1`` ... ``chapter6``) lists :class:`Learner` entries: a
 notebook as a learner might hand it in, and the points each grade cell must give it.
 
 * ``correct``: right answers written another way than the course's (another algorithm,
@@ -76,6 +76,7 @@ CHAPTERS = {
     "03_state_store_save": "tests.support.learners.chapter3",
     "04_transform_with_state": "tests.support.learners.chapter4",
     "05_state_store": "tests.support.learners.chapter5",
+    "06_stream_stream_join": "tests.support.learners.chapter6",
 }
 
 

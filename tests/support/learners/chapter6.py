@@ -1,0 +1,312 @@
+"""Chapter 6's learners: the state of a stream-stream join.
+
+Grade cells: test_predict_buffered (3), test_predict_unmatched (3), test_rows_per_key (2),
+test_accepted (2).
+"""
+from tests.support.learners import Learner, altered
+
+FULL = {"test_predict_buffered": 3, "test_predict_unmatched": 3, "test_rows_per_key": 2,
+        "test_accepted": 2}
+
+
+def losing(*grade_ids: str) -> dict[str, float]:
+    return {g: p for g, p in FULL.items() if g not in grade_ids}
+
+
+# -- right answers, written otherwise ----------------------------------------------------------
+#: Keeps every row that was not late and filters by the current watermark (eviction only
+#: ever removes rows below a rising bound); finds an impression's match in the whole stream.
+FILTERS = {
+    "predict_buffered": '''
+import math
+
+def predict_buffered(stream, policy):
+    arrived, newest, mark, steps = [], {}, -math.inf, []
+
+    def state():
+        keep = {"shown": lambda t: t >= mark - 10, "click": lambda t: t >= mark}
+        return {name: [[ad, t] for side, ad, t in arrived if side == key and keep[key](t)]
+                for name, key in (("left", "shown"), ("right", "click"))}
+
+    for events in stream:
+        arrived += [(side, ad, t) for side, ad, t in events if t > mark]
+        for side, ad, t in events:
+            newest[side] = max(newest.get(side, -math.inf), t)
+        steps.append(state())
+        sides = [newest.get("shown", -math.inf), newest.get("click", -math.inf)]
+        moved = (min(sides) if policy == "min" else max(sides)) - 5
+        if moved > mark:
+            mark = moved
+            steps.append(state())
+    return steps
+''',
+    "predict_unmatched": '''
+import math
+
+def predict_unmatched(stream):
+    # the watermark of every micro-batch, and the events that were not late
+    marks, kept, newest, mark = [], [], {}, -math.inf
+    for events in stream:
+        marks.append(("data", mark))
+        kept += [(side, ad, t) for side, ad, t in events if t > mark]
+        for side, ad, t in events:
+            newest[side] = max(newest.get(side, -math.inf), t)
+        moved = min(newest.get("shown", -math.inf), newest.get("click", -math.inf)) - 5
+        if moved > mark:
+            mark = moved
+            marks.append(("no-data", mark))
+    out = [[] for _ in marks]
+    for side, ad, t in kept:
+        if side != "shown":
+            continue
+        if any(s == "click" and a == ad and t <= c <= t + 10 for s, a, c in kept):
+            continue
+        for number, (kind, m) in enumerate(marks):
+            if kind == "no-data" and t < m - 10:
+                out[number].append([ad, t])
+                break
+    return out
+''',
+    "rows_per_key": '''
+from autograder import read_state
+
+def rows_per_key(spark, checkpoint, batch_id):
+    found = {}
+    for side in ("left", "right"):
+        rows = read_state(spark, checkpoint, batchId=batch_id,
+                          storeName=side + "-keyWithIndexToValue")
+        for row in rows:
+            ad = row["key"]["field0"]
+            found.setdefault(ad, {"left": 0, "right": 0})
+            found[ad][side] += 1
+    return found
+''',
+    "accepted": '''
+def accepted(shape):
+    how, marks, ranged, mode = (shape["how"], shape["watermarks"], shape["time_condition"],
+                                shape["mode"])
+    if mode == "complete":
+        return "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"
+    if how == "left_anti":
+        return "_LEGACY_ERROR_TEMP_3102"
+    if how in ("left_outer", "right_outer", "full_outer") and mode == "update":
+        return "_LEGACY_ERROR_TEMP_3102"
+    watermarked = {"both": {"left", "right"}, "left": {"left"}, "right": {"right"},
+                   "none": set()}[marks]
+    may_go_unmatched = {"left_outer": {"right"}, "left_semi": {"right"},
+                        "right_outer": {"left"}, "full_outer": {"left", "right"}}
+    if how in may_go_unmatched and not (ranged and watermarked & may_go_unmatched[how]):
+        return "_LEGACY_ERROR_TEMP_3102"
+    if ranged and watermarked == {"left", "right"}:
+        return "bounded"
+    return "unbounded"
+''',
+}
+
+#: Steps through the micro-batches with a small class per side; reads the state by side
+#: with a DataFrame count; decides the shapes from a table of rules.
+SIDES = {
+    "predict_buffered": '''
+class Side:
+    def __init__(self, slack):
+        self.rows, self.newest, self.slack = [], None, slack
+
+    def take(self, ad, t, watermark):
+        self.newest = t if self.newest is None else max(self.newest, t)
+        if watermark is None or t > watermark:
+            self.rows.append((ad, t))
+
+    def evict(self, watermark):
+        self.rows = [(ad, t) for ad, t in self.rows if t >= watermark - self.slack]
+
+
+def predict_buffered(stream, policy):
+    sides = {"shown": Side(10), "click": Side(0)}
+    watermark, out = None, []
+    for events in stream:
+        for side, ad, t in events:
+            sides[side].take(ad, t, watermark)
+        out.append({"left": sorted(sides["shown"].rows), "right": sorted(sides["click"].rows)})
+        seen = [s.newest for s in sides.values() if s.newest is not None]
+        if policy == "min" and len(seen) < 2:
+            continue
+        candidate = (min(seen) if policy == "min" else max(seen)) - 5
+        if watermark is None or candidate > watermark:
+            watermark = candidate
+            for s in sides.values():
+                s.evict(watermark)
+            out.append({"left": sorted(sides["shown"].rows), "right": sorted(sides["click"].rows)})
+    return out
+''',
+    "predict_unmatched": '''
+def predict_unmatched(stream):
+    watermark, newest = None, {}
+    left, right = {}, {}          # (ad, t, n) -> matched, one entry per row
+    result, n = [], 0
+    for events in stream:
+        new_left, new_right = [], []
+        for side, ad, t in events:
+            newest[side] = t if side not in newest else max(newest[side], t)
+            if watermark is not None and t <= watermark:
+                continue
+            n += 1
+            if side == "shown":
+                left[(ad, t, n)] = False
+                new_left.append((ad, t, n))
+            else:
+                right[(ad, t, n)] = False
+                new_right.append((ad, t, n))
+        for l in list(left):
+            for r in list(right):
+                if (l in new_left or r in new_right) and l[0] == r[0] and 0 <= r[1] - l[1] <= 10:
+                    left[l] = right[r] = True
+        result.append([])
+        if len(newest) == 2 and (watermark is None or min(newest.values()) - 5 > watermark):
+            watermark = min(newest.values()) - 5
+            result.append([[ad, t] for (ad, t, _), hit in left.items()
+                           if t < watermark - 10 and not hit])
+            left = {k: v for k, v in left.items() if k[1] >= watermark - 10}
+            right = {k: v for k, v in right.items() if k[1] >= watermark}
+    return result
+''',
+    "rows_per_key": '''
+def rows_per_key(spark, checkpoint, batch_id):
+    counts = {}
+    for side in ("left", "right"):
+        rows = (spark.read.format("statestore").option("batchId", batch_id)
+                .option("joinSide", side).load(checkpoint)
+                .groupBy("key.field0").count().collect())
+        for ad, n in rows:
+            counts.setdefault(ad, {"left": 0, "right": 0})[side] = n
+    return counts
+''',
+    "accepted": '''
+NEEDS_WATERMARK_ON = {"left_outer": ["right", "both"], "left_semi": ["right", "both"],
+                      "right_outer": ["left", "both"], "full_outer": ["left", "right", "both"]}
+
+def accepted(shape):
+    if shape["mode"] == "complete":
+        return "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"
+    join = shape["how"]
+    refused = (join == "left_anti"
+               or (join.endswith("outer") and shape["mode"] == "update")
+               or (join in NEEDS_WATERMARK_ON
+                   and (not shape["time_condition"]
+                        or shape["watermarks"] not in NEEDS_WATERMARK_ON[join])))
+    if refused:
+        return "_LEGACY_ERROR_TEMP_3102"
+    both = shape["watermarks"] == "both"
+    return "bounded" if both and shape["time_condition"] else "unbounded"
+''',
+}
+
+# The worked examples' answers, typed in.
+HARDCODED = {
+    "predict_buffered": '''
+def predict_buffered(stream, policy):
+    return [{"left": [["a", 1], ["b", 2]], "right": [["a", 4]]}] * 10
+''',
+    "predict_unmatched": '''
+def predict_unmatched(stream):
+    return [[]] * 9 + [[["d", 25], ["e", 33]]]
+''',
+    "rows_per_key": '''
+def rows_per_key(spark, checkpoint, batch_id):
+    return {"a": {"left": 1, "right": 2}, "b": {"left": 1, "right": 1},
+            "c": {"left": 1, "right": 0}}
+''',
+    "accepted": '''
+def accepted(shape):
+    return "bounded"
+''',
+}
+
+LEARNERS = [
+    Learner("filters", "correct", "Keeps every row that was not late and filters it by the "
+            "current watermark; finds each impression's match in the whole stream; counts "
+            "the rows of keyWithIndexToValue; decides a shape from sets of sides",
+            FILTERS, dict(FULL)),
+    Learner("sides", "correct", "Steps through the micro-batches with a class per side and "
+            "rows keyed by arrival; counts each side's rows with a DataFrame grouped by key "
+            "(joinSide); decides a shape from a table of the sides that need a watermark",
+            SIDES, dict(FULL)),
+    Learner("matched_rows_leave", "misconception", "Believes the state drops a row as soon "
+            "as it has met a partner", {**FILTERS, "predict_buffered": '''
+import math
+
+def predict_buffered(stream, policy):
+    arrived, newest, mark, steps = [], {}, -math.inf, []
+
+    def state():
+        # a row that met a partner has done its job and leaves
+        def met(side, ad, t):
+            return any(s != side and a == ad and
+                       (t <= u <= t + 10 if side == "shown" else u <= t <= u + 10)
+                       for s, a, u in arrived)
+        keep = {"shown": lambda t: t >= mark - 10, "click": lambda t: t >= mark}
+        return {name: [[ad, t] for side, ad, t in arrived
+                       if side == key and keep[key](t) and not met(side, ad, t)]
+                for name, key in (("left", "shown"), ("right", "click"))}
+
+    for events in stream:
+        arrived += [(side, ad, t) for side, ad, t in events if t > mark]
+        for side, ad, t in events:
+            newest[side] = max(newest.get(side, -math.inf), t)
+        steps.append(state())
+        sides = [newest.get("shown", -math.inf), newest.get("click", -math.inf)]
+        moved = (min(sides) if policy == "min" else max(sides)) - 5
+        if moved > mark:
+            mark = moved
+            steps.append(state())
+    return steps
+'''}, losing("test_predict_buffered")),
+    Learner("both_sides_at_the_watermark", "misconception", "Believes both sides' rows leave "
+            "once they are below the watermark, impressions as well as clicks",
+            altered(FILTERS, "predict_buffered", '"shown": lambda t: t >= mark - 10',
+                    '"shown": lambda t: t >= mark'),
+            losing("test_predict_buffered")),
+    Learner("late_only_below", "misconception", "Believes a row exactly at the watermark is "
+            "still on time",
+            altered(FILTERS, "predict_buffered", "for side, ad, t in events if t > mark]",
+                    "for side, ad, t in events if t >= mark]"),
+            losing("test_predict_buffered")),
+    Learner("unmatched_out_at_once", "misconception", "Believes an outer join emits an "
+            "impression with nulls in the micro-batch it arrived, when no click of that "
+            "input matches it", {**FILTERS, "predict_unmatched": '''
+import math
+
+def predict_unmatched(stream):
+    out, newest, mark = [], {}, -math.inf
+    for events in stream:
+        kept = [(side, ad, t) for side, ad, t in events if t > mark]
+        out.append([[ad, t] for side, ad, t in kept if side == "shown" and not any(
+            s == "click" and a == ad and t <= c <= t + 10 for s, a, c in kept)])
+        for side, ad, t in events:
+            newest[side] = max(newest.get(side, -math.inf), t)
+        moved = min(newest.get("shown", -math.inf), newest.get("click", -math.inf)) - 5
+        if moved > mark:
+            mark = moved
+            out.append([])
+    return out
+'''}, losing("test_predict_unmatched")),
+    Learner("out_below_the_watermark", "misconception", "Believes an unmatched impression "
+            "comes out as soon as the watermark passes its own time",
+            altered(FILTERS, "predict_unmatched", 'if kind == "no-data" and t < m - 10:',
+                    'if kind == "no-data" and t < m:'),
+            losing("test_predict_unmatched")),
+    Learner("one_watermark_bounds_both", "misconception", "Believes a watermark on one side "
+            "bounds the state of both",
+            altered(FILTERS, "accepted", 'if ranged and watermarked == {"left", "right"}:',
+                    "if ranged and watermarked:"),
+            losing("test_accepted")),
+    Learner("inner_bounded_by_its_condition", "misconception", "Believes an inner join needs "
+            "no watermark to be bounded: the time range alone bounds it",
+            altered(SIDES, "accepted", 'return "bounded" if both and shape["time_condition"]',
+                    'return "bounded" if (both or join == "inner") and shape["time_condition"]'),
+            losing("test_accepted")),
+    Learner("buffers_only", "partial", "Did tasks 1 and 3 only",
+            {k: FILTERS[k] for k in ("predict_buffered", "rows_per_key")},
+            {"test_predict_buffered": 3, "test_rows_per_key": 2}),
+    Learner("example_typed_in", "hardcoded", "Typed in the worked examples' answers",
+            HARDCODED, {}),
+]
