@@ -11,7 +11,7 @@ name, so a handler must yield ``Row`` objects with named fields (keywords in any
 or a ``Row("user", ...)`` factory); a plain tuple fails with ``AttributeError``. A handler
 that yields nothing must still return an iterator (``iter([])``), not ``None``.
 """
-from tests.support.learners import Learner
+from tests.support.learners import Learner, altered
 
 FULL = {"test_session_tracker": 3, "test_ttl_dedup": 3,
         "test_starting_counts": 2, "test_first_n": 2}
@@ -286,16 +286,16 @@ class SessionTracker(StatefulProcessor):
 
     def init(self, handle):
         self.handle = handle
-        self.session = handle.getValueState("session", "first_ms LONG, last_ms LONG, events INT")
+        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
 
     def handleInputRows(self, key, rows, timerValues):
-        first, last, events = self.session.get() or (None, None, 0)
+        events, first, last = self.session.get() or (0, None, None)
         for row in rows:
             at = int(row.ts.timestamp() * 1000)
             first = at if first is None or at < first else first
             last = at if last is None or at > last else last
             events += 1
-        self.session.update((first, last, events))
+        self.session.update((events, first, last))
         deadline = last + self.gap_ms
         timers = list(self.handle.listTimers())
         if timers != [deadline]:
@@ -305,7 +305,7 @@ class SessionTracker(StatefulProcessor):
         return iter([])
 
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        first, last, events = self.session.get()
+        events, first, last = self.session.get()
         self.session.clear()
         yield Row(**{"user": key[0], "events": events, "first_ms": first, "last_ms": last})
 
@@ -372,156 +372,9 @@ class FirstN(StatefulProcessor):
 ''',
 }
 
-# -- misconceptions: one wrong belief each, the other tasks right ----------------------------
-STALE_TIMERS_KEPT = '''
-class SessionTracker(StatefulProcessor):
-    def __init__(self, gap_ms):
-        self.gap_ms = gap_ms
-
-    def init(self, handle):
-        self.handle = handle
-        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
-
-    def handleInputRows(self, key, rows, timerValues):
-        events, first, last = self.session.get() or (0, None, None)
-        for row in rows:
-            at = int(row.ts.timestamp() * 1000)
-            events += 1
-            first = at if first is None else min(first, at)
-            last = at if last is None else max(last, at)
-        self.session.update((events, first, last))
-        # a new timer for every new event; the old ones are left to fire
-        self.handle.registerTimer(last + self.gap_ms)
-        return iter([])
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        saved = self.session.get()
-        if saved is None:
-            return
-        events, first, last = saved
-        if expiredTimerInfo.getExpiryTimeInMs() < last + self.gap_ms:
-            return  # an outdated timer: the session is still open, ignore it
-        self.session.clear()
-        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
-
-    def close(self):
-        pass
-'''
-
-TIMER_CLEARS_STATE = '''
-class SessionTracker(StatefulProcessor):
-    def __init__(self, gap_ms):
-        self.gap_ms = gap_ms
-
-    def init(self, handle):
-        self.handle = handle
-        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
-
-    def handleInputRows(self, key, rows, timerValues):
-        events, first, last = self.session.get() or (0, None, None)
-        for row in rows:
-            at = int(row.ts.timestamp() * 1000)
-            events += 1
-            first = at if first is None else min(first, at)
-            last = at if last is None else max(last, at)
-        self.session.update((events, first, last))
-        for timer in list(self.handle.listTimers()):
-            self.handle.deleteTimer(timer)
-        self.handle.registerTimer(last + self.gap_ms)
-        return iter([])
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        # the timer has fired, so Spark is done with this user's session
-        events, first, last = self.session.get()
-        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
-
-    def close(self):
-        pass
-'''
-
-EMITS_ON_INPUT = '''
-class SessionTracker(StatefulProcessor):
-    def __init__(self, gap_ms):
-        self.gap_ms = gap_ms
-
-    def init(self, handle):
-        self.handle = handle
-        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
-
-    def handleInputRows(self, key, rows, timerValues):
-        events, first, last = self.session.get() or (0, None, None)
-        for row in rows:
-            at = int(row.ts.timestamp() * 1000)
-            events += 1
-            first = at if first is None else min(first, at)
-            last = at if last is None else max(last, at)
-        self.session.update((events, first, last))
-        for timer in list(self.handle.listTimers()):
-            self.handle.deleteTimer(timer)
-        self.handle.registerTimer(last + self.gap_ms)
-        # the session as it stands, at every new event
-        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        self.session.clear()
-        return iter([])
-
-    def close(self):
-        pass
-'''
-
-GAP_FROM_FIRST = '''
-class SessionTracker(StatefulProcessor):
-    def __init__(self, gap_ms):
-        self.gap_ms = gap_ms
-
-    def init(self, handle):
-        self.handle = handle
-        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
-
-    def handleInputRows(self, key, rows, timerValues):
-        events, first, last = self.session.get() or (0, None, None)
-        for row in rows:
-            at = int(row.ts.timestamp() * 1000)
-            events += 1
-            first = at if first is None else min(first, at)
-            last = at if last is None else max(last, at)
-        self.session.update((events, first, last))
-        for timer in list(self.handle.listTimers()):
-            self.handle.deleteTimer(timer)
-        # the session lasts gap_ms from its start
-        self.handle.registerTimer(first + self.gap_ms)
-        return iter([])
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        events, first, last = self.session.get()
-        self.session.clear()
-        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
-
-    def close(self):
-        pass
-'''
-
-DEDUP_WITHOUT_TTL = '''
-class TtlDedup(StatefulProcessor):
-    def __init__(self, ttl_ms):
-        self.ttl_ms = ttl_ms
-
-    def init(self, handle):
-        # Spark forgets a value after a while anyway
-        self.seen = handle.getValueState("seen", "seen BOOLEAN")
-
-    def handleInputRows(self, key, rows, timerValues):
-        copies = sum(1 for _ in rows)
-        if not self.seen.exists():
-            self.seen.update((True,))
-            yield Row(id=key[0], copies=copies)
-
-    def close(self):
-        pass
-'''
-
-DEDUP_LIST_EMITS_ALWAYS = '''
+#: A list of sightings as the memory: each copy is appended (so the TTL clean-up removes
+#: several values per id), and an id is emitted when its list is empty.
+SIGHTINGS_LIST = {**MOVE_WHEN_NEEDED, "ttl_dedup": '''
 class TtlDedup(StatefulProcessor):
     def __init__(self, ttl_ms):
         self.ttl_ms = ttl_ms
@@ -530,52 +383,21 @@ class TtlDedup(StatefulProcessor):
         self.sightings = handle.getListState("sightings", "id STRING", ttlDurationMs=self.ttl_ms)
 
     def handleInputRows(self, key, rows, timerValues):
-        # the state with a time to live is the memory; writing to it is remembering
-        copies = sum(1 for _ in rows)
-        self.sightings.appendValue((key[0],))
-        yield Row(id=key[0], copies=copies)
+        copies = [(row.id,) for row in rows]
+        remembered = self.sightings.exists()
+        self.sightings.appendList(copies)
+        if not remembered:
+            yield Row(id=key[0], copies=len(copies))
 
     def close(self):
         pass
-'''
+'''}
 
-INITIAL_OVERWRITES = '''
-class StartingCounts(StatefulProcessor):
-    def init(self, handle):
-        self.total = handle.getValueState("total", "n INT")
 
-    def handleInitialState(self, key, initialState, timerValues):
-        # called once for the user, with their starting value
-        self.total.update((initialState.n,))
-
-    def handleInputRows(self, key, rows, timerValues):
-        total = (self.total.get() or (0,))[0] + sum(1 for _ in rows)
-        self.total.update((total,))
-        yield Row(user=key[0], total=total)
-
-    def close(self):
-        pass
-'''
-
-INITIAL_GUARDED = '''
-class StartingCounts(StatefulProcessor):
-    def init(self, handle):
-        self.total = handle.getValueState("total", "n INT")
-
-    def handleInitialState(self, key, initialState, timerValues):
-        # a restart would apply the initial state again: only start a user once
-        if not self.total.exists():
-            self.total.update((initialState.n,))
-
-    def handleInputRows(self, key, rows, timerValues):
-        total = (self.total.get() or (0,))[0] + sum(1 for _ in rows)
-        self.total.update((total,))
-        yield Row(user=key[0], total=total)
-
-    def close(self):
-        pass
-'''
-
+# -- misconceptions kept whole ----------------------------------------------------------------
+# The other misconceptions are one passage of a right answer changed (in LEARNERS). These two
+# move the counter itself (a list state, a plain attribute): its declaration in init, its
+# read and its write all change, so no single passage of a right answer holds the belief.
 FIRST_N_KEEPS_ROWS = '''
 class FirstN(StatefulProcessor):
     def __init__(self, n):
@@ -590,135 +412,6 @@ class FirstN(StatefulProcessor):
         for seq in sorted(row.seq for row in rows)[: max(0, self.n - done)]:
             self.emitted.appendValue((seq,))
             yield Row(user=key[0], seq=seq)
-
-    def close(self):
-        pass
-'''
-
-FIRST_N_PER_BATCH = '''
-class FirstN(StatefulProcessor):
-    def __init__(self, n):
-        self.n = n
-
-    def init(self, handle):
-        self.emitted = handle.getValueState("emitted", "n INT")
-
-    def handleInputRows(self, key, rows, timerValues):
-        # the first n rows of the user in this micro-batch
-        taken = sorted(row.seq for row in rows)[: self.n]
-        self.emitted.update(((self.emitted.get() or (0,))[0] + len(taken),))
-        for seq in taken:
-            yield Row(user=key[0], seq=seq)
-
-    def close(self):
-        pass
-'''
-
-FIRST_N_STORES_ROOM = '''
-class FirstN(StatefulProcessor):
-    def __init__(self, n):
-        self.n = n
-
-    def init(self, handle):
-        self.room = handle.getValueState("room", "left INT")
-
-    def handleInputRows(self, key, rows, timerValues):
-        # what the counter holds: how many rows the user may still send through
-        left = self.room.get()[0] if self.room.exists() else self.n
-        taken = sorted(row.seq for row in rows)[: max(0, left)]
-        if taken:
-            self.room.update((left - len(taken),))
-        for seq in taken:
-            yield Row(user=key[0], seq=seq)
-
-    def close(self):
-        pass
-'''
-
-SESSION_TRUSTS_ORDER = '''
-class SessionTracker(StatefulProcessor):
-    def __init__(self, gap_ms):
-        self.gap_ms = gap_ms
-
-    def init(self, handle):
-        self.handle = handle
-        self.session = handle.getValueState("session", "events INT, first_ms LONG, last_ms LONG")
-
-    def handleInputRows(self, key, rows, timerValues):
-        # a micro-batch hands a user's rows in time order: the first is the earliest and
-        # the last the latest
-        times = [int(row.ts.timestamp() * 1000) for row in rows]
-        events, first, last = self.session.get() or (0, times[0], None)
-        self.session.update((events + len(times), first, times[-1]))
-        for timer in list(self.handle.listTimers()):
-            self.handle.deleteTimer(timer)
-        self.handle.registerTimer(times[-1] + self.gap_ms)
-        return iter([])
-
-    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
-        events, first, last = self.session.get()
-        self.session.clear()
-        yield Row(user=key[0], events=events, first_ms=first, last_ms=last)
-
-    def close(self):
-        pass
-'''
-
-FIRST_N_TRUSTS_ORDER = '''
-from itertools import islice
-
-
-class FirstN(StatefulProcessor):
-    def __init__(self, n):
-        self.n = n
-
-    def init(self, handle):
-        self.emitted = handle.getValueState("emitted", "n INT")
-
-    def handleInputRows(self, key, rows, timerValues):
-        # the rows come as they were sent, so the first ones handed over are the earliest
-        done = (self.emitted.get() or (0,))[0]
-        taken = [row.seq for row in islice(rows, max(self.n - done, 0))]
-        self.emitted.update((done + len(taken),))
-        for seq in taken:
-            yield Row(user=key[0], seq=seq)
-
-    def close(self):
-        pass
-'''
-
-DEDUP_ONE_CALL_PER_ROW = '''
-class TtlDedup(StatefulProcessor):
-    def __init__(self, ttl_ms):
-        self.ttl_ms = ttl_ms
-
-    def init(self, handle):
-        self.seen = handle.getValueState("seen", "id STRING", ttlDurationMs=self.ttl_ms)
-
-    def handleInputRows(self, key, rows, timerValues):
-        # one call per incoming row, as a map would make: this call's row is one copy
-        row = next(iter(rows))
-        if not self.seen.exists():
-            self.seen.update((row.id,))
-            yield Row(id=key[0], copies=1)
-
-    def close(self):
-        pass
-'''
-
-COUNTS_NEED_INITIAL_ROW = '''
-class StartingCounts(StatefulProcessor):
-    def init(self, handle):
-        self.total = handle.getValueState("total", "n INT")
-
-    def handleInitialState(self, key, initialState, timerValues):
-        self.total.update(((self.total.get() or (0,))[0] + initialState.n,))
-
-    def handleInputRows(self, key, rows, timerValues):
-        # the initial state has set every user up before their first rows
-        total = self.total.get()[0] + sum(1 for _ in rows)
-        self.total.update((total,))
-        yield Row(user=key[0], total=total)
 
     def close(self):
         pass
@@ -742,6 +435,7 @@ class FirstN(StatefulProcessor):
     def close(self):
         pass
 '''
+
 
 # -- hard-coded: the worked example's rows whatever the stream -------------------------------
 EXAMPLE_TYPED_IN = {
@@ -826,28 +520,6 @@ class FirstN(StatefulProcessor):
 }
 
 
-#: A list of sightings as the memory: each copy is appended (so the TTL clean-up removes
-#: several values per id), and an id is emitted when its list is empty.
-SIGHTINGS_LIST = {**MOVE_WHEN_NEEDED, "ttl_dedup": '''
-class TtlDedup(StatefulProcessor):
-    def __init__(self, ttl_ms):
-        self.ttl_ms = ttl_ms
-
-    def init(self, handle):
-        self.sightings = handle.getListState("sightings", "id STRING", ttlDurationMs=self.ttl_ms)
-
-    def handleInputRows(self, key, rows, timerValues):
-        copies = [(row.id,) for row in rows]
-        remembered = self.sightings.exists()
-        self.sightings.appendList(copies)
-        if not remembered:
-            yield Row(id=key[0], copies=len(copies))
-
-    def close(self):
-        pass
-'''}
-
-
 LEARNERS = [
     Learner("self_contained_structtypes", "correct", "Imports Row and StatefulProcessor again "
             "in every cell, declares StructType schemas with LONG values, keeps the session in "
@@ -863,58 +535,137 @@ LEARNERS = [
     Learner("sightings_list", "correct", "Remembers an id as a list of its sightings with a "
             "time to live, one value per copy, and emits it when the list is empty.",
             SIGHTINGS_LIST, FULL),
-    # -- misconceptions -----------------------------------------------------------------------
+    # -- misconceptions: one wrong belief each, the other tasks right ---------------------------
     Learner("stale_timers_kept", "misconception", "Registers a new timer at each new event "
             "without deleting the old one, and ignores an outdated timer when it fires.",
-            {**MOVE_WHEN_NEEDED, "session_tracker": STALE_TIMERS_KEPT},
+            altered(TIMER_IN_STATE, "session_tracker", '''
+        # I remember my timer myself, so I know which one to move
+        if deadline is not None and deadline != new_deadline:
+            self.handle.deleteTimer(deadline)
+        self.handle.registerTimer(new_deadline)''', '''
+        # a new timer for every new event; the old ones are left to fire
+        self.handle.registerTimer(new_deadline)'''),
             losing("test_session_tracker")),
     Learner("timer_clears_state", "misconception", "Believes that firing a timer clears the "
             "user's state, so handleExpiredTimer never calls clear().",
-            {**MOVE_WHEN_NEEDED, "session_tracker": TIMER_CLEARS_STATE},
+            altered(MOVE_WHEN_NEEDED, "session_tracker", '''
+        self.session.clear()''', '''
+        # the timer has fired, so Spark is done with this user's session'''),
             losing("test_session_tracker")),
     Learner("emits_on_input", "misconception", "Emits the running session from "
             "handleInputRows at every new event and only clears the state when the timer fires.",
-            {**SELF_CONTAINED, "session_tracker": EMITS_ON_INPUT},
+            altered(MOVE_WHEN_NEEDED, "session_tracker", '''
+        return iter([])
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        events, first, last = self.session.get()
+        self.session.clear()
+        yield Row(**{"user": key[0], "events": events, "first_ms": first, "last_ms": last})''', '''
+        # the session as it stands, at every new event
+        return iter([Row(user=key[0], events=events, first_ms=first, last_ms=last)])
+
+    def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
+        self.session.clear()
+        return iter([])'''),
             losing("test_session_tracker")),
     Learner("gap_from_first", "misconception", "Measures the gap from the session's first "
-            "event instead of its last.", {**TIMER_IN_STATE, "session_tracker": GAP_FROM_FIRST},
+            "event instead of its last.",
+            altered(TIMER_IN_STATE, "session_tracker", "new_deadline = end + self.gap_ms",
+                    "new_deadline = start + self.gap_ms  # the session lasts gap_ms from its start"),
             losing("test_session_tracker")),
     Learner("session_trusts_order", "misconception", "Takes a user's first and last event "
             "times from the first and last rows a micro-batch hands over, as if they came in "
-            "time order.", {**TIMER_IN_STATE, "session_tracker": SESSION_TRUSTS_ORDER},
+            "time order.",
+            altered(TIMER_IN_STATE, "session_tracker", '''
+        stamps = sorted(int(row.ts.timestamp() * 1000) for row in rows)''', '''
+        # a micro-batch hands a user's rows in time order: the first is the earliest
+        stamps = [int(row.ts.timestamp() * 1000) for row in rows]'''),
             losing("test_session_tracker")),
     Learner("dedup_without_ttl", "misconception", "Believes Spark forgets a state value by "
             "itself, so remembers ids in a plain value state without ttlDurationMs.",
-            {**SELF_CONTAINED, "ttl_dedup": DEDUP_WITHOUT_TTL}, losing("test_ttl_dedup")),
+            altered(SELF_CONTAINED, "ttl_dedup", '''
+        self.remembered = handle.getValueState("remembered", schema, ttlDurationMs=self.ttl_ms)''',
+                    '''
+        # Spark forgets a value after a while anyway
+        self.remembered = handle.getValueState("remembered", schema)'''),
+            losing("test_ttl_dedup")),
     Learner("dedup_list_emits_always", "misconception", "Believes writing an id into a list "
             "state with a TTL is what de-duplicates, so appends it and emits it every time.",
-            {**MOVE_WHEN_NEEDED, "ttl_dedup": DEDUP_LIST_EMITS_ALWAYS}, losing("test_ttl_dedup")),
+            altered(SIGHTINGS_LIST, "ttl_dedup", '''
+        remembered = self.sightings.exists()
+        self.sightings.appendList(copies)
+        if not remembered:
+            yield Row(id=key[0], copies=len(copies))''', '''
+        # the state with a time to live is the memory; writing to it is remembering
+        self.sightings.appendList(copies)
+        yield Row(id=key[0], copies=len(copies))'''),
+            losing("test_ttl_dedup")),
     Learner("initial_overwrites", "misconception", "Believes handleInitialState is called once "
             "per user, so stores the row's n instead of adding the user's rows up.",
-            {**TIMER_IN_STATE, "starting_counts": INITIAL_OVERWRITES},
+            altered(SELF_CONTAINED, "starting_counts", '''
+        # called once per row of the initial state: add each to what is there
+        start = initialState.n
+        if self.total.exists():
+            start += self.total.get()[0]''', '''
+        # called once for the user, with their starting value
+        start = initialState.n'''),
             losing("test_starting_counts")),
     Learner("initial_guarded", "misconception", "Believes a restart applies the initial state "
             "again, so ignores an initial row once the user has a total.",
-            {**SELF_CONTAINED, "starting_counts": INITIAL_GUARDED},
+            altered(SELF_CONTAINED, "starting_counts", '''
+        # called once per row of the initial state: add each to what is there
+        start = initialState.n
+        if self.total.exists():
+            start += self.total.get()[0]
+        self.total.update((start,))''', '''
+        # a restart would apply the initial state again: only start a user once
+        if not self.total.exists():
+            self.total.update((initialState.n,))'''),
             losing("test_starting_counts")),
     Learner("first_n_keeps_rows", "misconception", "Keeps every row let through in a list "
             "state and counts them, instead of one counter per user.",
             {**TIMER_IN_STATE, "first_n": FIRST_N_KEEPS_ROWS}, losing("test_first_n")),
     Learner("first_n_per_batch", "misconception", "Believes the limit applies to each "
-            "micro-batch on its own.", {**SELF_CONTAINED, "first_n": FIRST_N_PER_BATCH},
+            "micro-batch on its own.",
+            altered(MOVE_WHEN_NEEDED, "first_n", '''
+        taken = list(islice(by_seq, max(self.n - done, 0)))''', '''
+        # the first n rows of the user in this micro-batch
+        taken = list(islice(by_seq, self.n))'''),
             losing("test_first_n")),
     Learner("first_n_stores_room", "misconception", "Stores how many rows a user may still "
             "send through (n - emitted) instead of how many were let through.",
-            {**MOVE_WHEN_NEEDED, "first_n": FIRST_N_STORES_ROOM}, losing("test_first_n")),
+            altered(MOVE_WHEN_NEEDED, "first_n", '''
+        done = (self.emitted.get() or (0,))[0]
+        by_seq = sorted(rows, key=lambda row: row.seq)
+        taken = list(islice(by_seq, max(self.n - done, 0)))
+        self.emitted.update((done + len(taken),))   # unchanged once the limit is reached''', '''
+        # what the counter holds: how many rows the user may still send through
+        left = (self.emitted.get() or (self.n,))[0]
+        by_seq = sorted(rows, key=lambda row: row.seq)
+        taken = list(islice(by_seq, max(left, 0)))
+        self.emitted.update((left - len(taken),))'''),
+            losing("test_first_n")),
     Learner("first_n_trusts_order", "misconception", "Takes a user's rows in the order the "
             "micro-batch hands them to handleInputRows, as if that were the order of seq.",
-            {**SELF_CONTAINED, "first_n": FIRST_N_TRUSTS_ORDER}, losing("test_first_n")),
+            altered(MOVE_WHEN_NEEDED, "first_n", '''
+        by_seq = sorted(rows, key=lambda row: row.seq)''', '''
+        # the rows come as they were sent, so the first ones handed over are the earliest
+        by_seq = rows'''),
+            losing("test_first_n")),
     Learner("dedup_one_call_per_row", "misconception", "Believes handleInputRows is called "
             "once per row, as a map is, so every call sees one copy of its id.",
-            {**TIMER_IN_STATE, "ttl_dedup": DEDUP_ONE_CALL_PER_ROW}, losing("test_ttl_dedup")),
+            altered(TIMER_IN_STATE, "ttl_dedup", '''
+        copies = sum(1 for _ in rows)''', '''
+        # one call per incoming row, as a map would make: this call's row is one copy
+        copies = 1'''),
+            losing("test_ttl_dedup")),
     Learner("counts_need_initial_row", "misconception", "Believes the initial state sets up "
             "every user before their first rows, so reads the total without checking it "
-            "exists.", {**MOVE_WHEN_NEEDED, "starting_counts": COUNTS_NEED_INITIAL_ROW},
+            "exists.",
+            altered(SELF_CONTAINED, "starting_counts", '''
+        total = self.total.get()[0] if self.total.exists() else 0''', '''
+        # the initial state has set every user up before their first rows
+        total = self.total.get()[0]'''),
             losing("test_starting_counts")),
     Learner("first_n_in_attribute", "misconception", "Believes a processor object serves one "
             "user for the life of the query, so counts in a plain attribute, not in the state.",
@@ -926,3 +677,10 @@ LEARNERS = [
     Learner("example_typed_in", "hardcoded", "Yields the worked example's rows whatever the "
             "stream, with no state of its own.", EXAMPLE_TYPED_IN, {}),
 ]
+
+#: Cells other tests borrow, as the corpus's learners write them.
+_CELLS = {learner.name: learner.answers for learner in LEARNERS}
+TIMER_CLEARS_STATE = _CELLS["timer_clears_state"]["session_tracker"]
+DEDUP_WITHOUT_TTL = _CELLS["dedup_without_ttl"]["ttl_dedup"]
+INITIAL_OVERWRITES = _CELLS["initial_overwrites"]["starting_counts"]
+FIRST_N_TRUSTS_ORDER = _CELLS["first_n_trusts_order"]["first_n"]
