@@ -101,7 +101,10 @@ def _kinds(batches) -> list[str]:
 #: rows exactly at the watermark are late, and equal times match (and stay buffered);
 #: an impression exactly 10 s below the watermark stays, a click below it goes, a key on
 #: one side only; the clicks stop and hold the watermark back (min), or do not (max); the
-#: faster side makes the slower one's rows late (max).
+#: faster side makes the slower one's rows late (max); only one side has data yet, so the
+#: watermark stays at the epoch (min); each side's newest time, not its last row's, sets the
+#: watermark, and a click exactly at it stays; an impression 11 s below it goes; a row
+#: exactly at the max policy's watermark is late.
 EDGE_BUFFERED = [
     ([[["shown", "a", 10], ["click", "a", 10]],
       [["click", "a", 5], ["click", "b", 6], ["shown", "c", 5], ["shown", "d", 6]]], "min"),
@@ -110,6 +113,11 @@ EDGE_BUFFERED = [
     ([[["shown", "a", 1], ["click", "a", 2]], [["shown", "b", 20]], [["shown", "c", 40]]], "min"),
     ([[["shown", "a", 1], ["click", "a", 2]], [["shown", "b", 20]], [["shown", "c", 40]]], "max"),
     ([[["shown", "a", 20], ["click", "a", 2]], [["click", "b", 10], ["shown", "c", 12]]], "max"),
+    ([[["shown", "a", 20]], [["click", "a", 25]]], "min"),
+    ([[["shown", "a", 20], ["shown", "b", 10], ["click", "c", 20], ["click", "d", 10],
+       ["click", "e", 15]]], "min"),
+    ([[["shown", "a", 0], ["click", "x", 0]], [["shown", "b", 16], ["click", "y", 16]]], "min"),
+    ([[["shown", "a", 20], ["click", "a", 2]], [["click", "b", 15], ["shown", "c", 15]]], "max"),
 ]
 
 
@@ -199,7 +207,11 @@ def check_predicted_buffers(predict: Callable[[list, str], list], *, seed: int |
 #: Streams every graded check runs: the clicks stop, so nothing comes out (a key on one
 #: side only); an impression out once 10 s below the watermark, not once below it; one
 #: exactly at its bound stays a micro-batch longer; a match in a later input keeps a row
-#: silent; a late click matches nothing.
+#: silent; a late click matches nothing; each side's newest time, not its last row's, sets
+#: the watermark; a click matches from the impression's second to 10 s after it, not before
+#: or after; an impression 11 s below the watermark comes out once, never again; a click
+#: stays until the watermark passes it (a later impression still matches it), and an
+#: impression exactly at the watermark is late.
 EDGE_UNMATCHED = [
     [[["shown", "a", 1], ["click", "b", 2]], [["shown", "c", 20]], [["shown", "d", 40]]],
     [[["shown", "a", 1], ["shown", "b", 2], ["click", "b", 5]],
@@ -209,6 +221,14 @@ EDGE_UNMATCHED = [
     [[["shown", "a", 1]], [["click", "a", 8], ["shown", "b", 8]],
      [["shown", "c", 30], ["click", "c", 31]]],
     [[["shown", "a", 20], ["click", "b", 20]], [["click", "a", 12]],
+     [["shown", "c", 40], ["click", "d", 40]]],
+    [[["shown", "a", 20], ["shown", "b", 1], ["click", "c", 20]]],
+    [[["shown", "a", 10], ["click", "a", 10], ["shown", "b", 10], ["click", "b", 20],
+      ["shown", "c", 10], ["click", "c", 21], ["shown", "d", 10], ["click", "d", 5]],
+     [["shown", "e", 40], ["click", "f", 40]]],
+    [[["shown", "a", 0], ["click", "q", 0]], [["shown", "r", 16], ["click", "s", 16]],
+     [["shown", "t", 40], ["click", "u", 40]]],
+    [[["shown", "a", 20], ["click", "b", 20]], [["shown", "b", 16], ["shown", "e", 15]],
      [["shown", "c", 40], ["click", "d", 40]]],
 ]
 
@@ -381,7 +401,8 @@ EXAMPLE_SHAPE = {"how": "left_outer", "watermarks": "both", "time_condition": Tr
                  "mode": "append"}
 #: Shapes every graded check asks about: the inner join without watermarks, with one, and
 #: without the time range (accepted, unbounded); each outer side with the watermark on one
-#: side only; left anti; the output modes.
+#: side only; left anti; the output modes; left semi and full outer with the watermark on
+#: either side alone, right outer with it on its own side only.
 EDGE_SHAPES = [
     {"how": "inner", "watermarks": "none", "time_condition": True, "mode": "append"},
     {"how": "inner", "watermarks": "left", "time_condition": True, "mode": "append"},
@@ -391,6 +412,11 @@ EDGE_SHAPES = [
     {"how": "right_outer", "watermarks": "left", "time_condition": True, "mode": "append"},
     {"how": "full_outer", "watermarks": "both", "time_condition": False, "mode": "append"},
     {"how": "left_semi", "watermarks": "both", "time_condition": True, "mode": "append"},
+    {"how": "left_semi", "watermarks": "left", "time_condition": True, "mode": "append"},
+    {"how": "left_semi", "watermarks": "right", "time_condition": True, "mode": "append"},
+    {"how": "right_outer", "watermarks": "right", "time_condition": True, "mode": "append"},
+    {"how": "full_outer", "watermarks": "left", "time_condition": True, "mode": "append"},
+    {"how": "full_outer", "watermarks": "right", "time_condition": True, "mode": "append"},
     {"how": "left_anti", "watermarks": "both", "time_condition": True, "mode": "append"},
     {"how": "inner", "watermarks": "both", "time_condition": True, "mode": "update"},
     {"how": "left_outer", "watermarks": "both", "time_condition": True, "mode": "update"},

@@ -114,6 +114,11 @@ TASKS = (
     _task("03_state_store_save", "update_step", "autograder.state_store_save.check_update_step"),
     _task("05_state_store", "predict_files", "autograder.state_store_files.check_predicted_files"),
     _task("05_state_store", "restart_error", "autograder.state_store_files.check_restart_outcome"),
+    _task("06_stream_stream_join", "predict_buffered",
+          "autograder.stream_join_checks.check_predicted_buffers"),
+    _task("06_stream_stream_join", "predict_unmatched",
+          "autograder.stream_join_checks.check_predicted_unmatched"),
+    _task("06_stream_stream_join", "accepted", "autograder.stream_join_checks.check_accepted"),
 )
 TASKS_BY_NAME = {task.name: task for task in TASKS}
 
