@@ -63,9 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{clone.parent}/shared is missing: CI runs with ../shared beside the clone")
     shutil.rmtree(clone, ignore_errors=True)
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+    measured = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, capture_output=True,
+                              text=True, check=True).stdout.strip()
     load = machine()["load"]
     seconds, junit, code = run_suite(clone)
-    record = write_record("test-suite", numbers_of(seconds, junit), load=load,
+    record = write_record("test-suite", numbers_of(seconds, junit), load=load, measured=measured,
                           notes=f"bash .ci/run on a fresh clone; exit code {code}")
     print(f"{seconds:.0f} s, exit code {code}: {record}")
     if not args.keep:

@@ -47,11 +47,13 @@ def commit() -> str:
 
 
 def write_record(question: str, numbers: dict[str, Any], *, load: list[float] | None = None,
-                 notes: str | None = None, folder: Path = RECORDS) -> Path:
+                 notes: str | None = None, folder: Path = RECORDS,
+                 measured: str | None = None) -> Path:
     """Write ``numbers`` as a record of ``question``; the record's path.
 
     ``load``: the load averages when the measurement began (``machine()["load"]`` taken
-    then); by default, the load now.
+    then); by default, the load now. ``measured``: the commit measured, when it is not
+    this checkout's work tree (a fresh clone of it).
     """
     now = dt.datetime.now()
     record: dict[str, Any] = {
@@ -59,7 +61,7 @@ def write_record(question: str, numbers: dict[str, Any], *, load: list[float] | 
         "script": Path(sys.argv[0]).resolve().relative_to(ROOT).as_posix()
         if Path(sys.argv[0]).resolve().is_relative_to(ROOT) else sys.argv[0],
         "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-        "commit": commit(),
+        "commit": measured or commit(),
         "date": now.isoformat(timespec="seconds"),
         **machine(),
     }

@@ -8,8 +8,10 @@ and a maintainer finds one concern per module:
                        :func:`autograde`, the small API the tests use
 ``grader``             one notebook: nbgrader's ``autograde`` under watch, the verdict
 ``reference``          the solution's run: the class's seed, Spark's answers asked once
-``course``             the nbgrader course folder: config, source, gradebook
-``processes``          a watched process: time and disk limits, nothing left behind
+``course``             the nbgrader course folder: config, source, gradebook, limits
+``nbgrader_setup``     the course folder's nbgrader configuration (stock nbgrader uses it)
+``processes``          a watched process: time and disk limits (``GradingLimits``, the
+                       one set of defaults), nothing left behind
 ``warm_nbgrader``      each notebook's nbgrader, forked from a process that imported it once
 ``judge``              the judging half: each grade cell's answers judged outside the
                        kernel, with Spark's recorded answers
