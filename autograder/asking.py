@@ -30,12 +30,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .checking import seed_for
 from .contract import ASKING
-from .feedback import CheckFailed, TaskNotDone, passed
+from .feedback import CheckFailed, TaskNotDone, ask, passed, plain
 
 #: The output type of a record of answers in a graded notebook (a Jupyter MIME bundle).
 RECORD_TYPE = "application/vnd.inside-spark-state-store.answers+json"
@@ -98,6 +99,20 @@ class Answers:
             lesson = RecordedLesson(str(stopped.get("lesson", "")), str(stopped.get("shown", "")),
                                     str(stopped.get("kind", "CheckFailed")))
         return cls(data["values"], lesson)
+
+
+def ask_of_each_batch(reader: Callable, spark, checkpoint, batch_ids, answers: Answers, *,
+                      what: str, context: str, revisit: str) -> None:
+    """Ask a learner's state reader, ``reader(spark, checkpoint, batch_id)``, about each of
+    ``batch_ids`` on a checkpoint made for it, keep its answers in ``answers``, and delete
+    the checkpoint (the learner's copy: Spark's own facts are judged apart)."""
+    try:
+        for batch_id in batch_ids:
+            answer = ask(reader, spark, checkpoint, batch_id, what=what, batch=batch_id,
+                         context=context, revisit=revisit)
+            answers.add(plain(answer))
+    finally:
+        shutil.rmtree(checkpoint, ignore_errors=True)
 
 
 class RecordedLesson(CheckFailed):

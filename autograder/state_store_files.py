@@ -36,7 +36,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
-from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
+                     spark_for_truth)
 from .checking import answer_per_batch, reference_answer
 from .checking import cases as checking_cases
 from .checkpoint_files import (HDFS_PROVIDER, error_class, forget_commit, logged_batches,
@@ -241,13 +242,8 @@ def _ask_reader(counts_at, case: Case, answers: Answers) -> None:
     batches, retain = case.about
     spark = course_session()
     _, checkpoint = read_back_checkpoints(spark, batches, retain)
-    try:
-        for batch_id in range(len(batches)):
-            answer = ask(counts_at, spark, checkpoint, batch_id, what="counts_at",
-                         batch=batch_id, context=case.label, revisit=REVISIT_READING)
-            answers.add(plain(answer))
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
+    ask_of_each_batch(counts_at, spark, checkpoint, range(len(batches)), answers,
+                      what="counts_at", context=case.label, revisit=REVISIT_READING)
 
 
 def _judge_reader(case: Case, answers: Answers) -> None:

@@ -28,7 +28,6 @@ raises :class:`~autograder.feedback.CheckFailed` with a lesson when the two disa
 from __future__ import annotations
 
 import random
-import shutil
 import tempfile
 from typing import Any, Callable
 
@@ -36,7 +35,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
-from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
+                     spark_for_truth)
 from .checking import answer_per_batch, reference_answer
 from .checking import cases as checking_cases
 from .checkpoint_files import WRAPPERS, error_class, logged_batches, settings
@@ -353,14 +353,9 @@ def _ask_counts(rows_per_key, case: Case, answers: Answers) -> None:
     stream, how = case.about
     spark = course_session()
     _, checkpoint = join_checkpoint(spark, stream, how)
-    try:
-        # How many micro-batches ran is read from the commit log: a graded kernel has no facts.
-        for batch_id in logged_batches(checkpoint, "commits"):
-            answer = ask(rows_per_key, spark, checkpoint, batch_id, what="rows_per_key",
-                         batch=batch_id, context=case.label, revisit=REVISIT_STORES)
-            answers.add(plain(answer))
-    finally:
-        shutil.rmtree(checkpoint, ignore_errors=True)
+    # How many micro-batches ran is read from the commit log: a graded kernel has no facts.
+    ask_of_each_batch(rows_per_key, spark, checkpoint, logged_batches(checkpoint, "commits"),
+                      answers, what="rows_per_key", context=case.label, revisit=REVISIT_STORES)
 
 
 def _judge_counts(case: Case, answers: Answers) -> None:
