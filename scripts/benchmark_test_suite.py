@@ -5,7 +5,8 @@
 Clones the current commit into a fresh folder (``--clone``; ``../shared`` must lie beside
 it, as on CI), runs ``bash .ci/run`` there with pytest's per-test times written as JUnit
 XML, and writes a record (:mod:`records`): the whole run, the tests alone, how many passed
-and failed, the workers' summed time, and the five files that took longest. The clone's
+and failed, the workers' summed time, every file's time (longest first) and the twenty
+tests that took longest, so the next change to the suite's schedule starts from data. The clone's
 ``make test`` installs its own .venv, as a fresh machine does. Nothing else that starts Spark
 should run meanwhile: on a small machine the two would slow each other down.
 """
@@ -40,8 +41,11 @@ def numbers_of(seconds: float, junit: Path) -> dict:
     suite = ET.parse(junit).getroot()
     suite = suite if suite.tag == "testsuite" else suite.find("testsuite")
     by_file: collections.Counter = collections.Counter()
+    by_test: collections.Counter = collections.Counter()
     for case in suite.iter("testcase"):
-        by_file[case.get("classname", "").replace(".", "/") + ".py"] += float(case.get("time", 0))
+        path = case.get("classname", "").replace(".", "/") + ".py"
+        by_file[path] += float(case.get("time", 0))
+        by_test[f"{path}::{case.get('name')}"] += float(case.get("time", 0))
     failed = int(suite.get("failures", 0)) + int(suite.get("errors", 0))
     return {
         "the whole run": round(seconds),
@@ -49,7 +53,8 @@ def numbers_of(seconds: float, junit: Path) -> dict:
         "tests passed": int(suite.get("tests", 0)) - failed - int(suite.get("skipped", 0)),
         "tests failed": failed,
         "the workers' time": round(sum(by_file.values())),
-        "by file": {name: round(s) for name, s in by_file.most_common(5)},
+        "by file": {name: round(s) for name, s in by_file.most_common()},
+        "longest tests": {name: round(s) for name, s in by_test.most_common(20)},
     }
 
 
