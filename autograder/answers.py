@@ -36,6 +36,13 @@ known-answers``) and a learner's self-check needs no Spark run to know them. A t
 Spark again for every one of them (:func:`asking_spark`), so the file cannot fall behind
 the course's queries or its Spark version unnoticed.
 
+Processes that ask the same questions side by side (the test suite's two workers) can
+**share** what Spark answered: with :data:`~autograder.contract.SHARED_ANSWERS` naming a
+folder, an answer asked in one process is kept there and read by the others, each question
+under its own lock so that two processes that ask it together run it once. A graded kernel,
+a grading run's solution and its judge never use that folder: they ask, record and judge
+as above.
+
 Importing this module reads no file: :func:`load` does, once per process, called by the
 grading guard in a grading kernel and by the first question anywhere else.
 """
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import fcntl
 import functools
 import hashlib
 import json
@@ -54,7 +62,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
 
-from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS
+from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS, SHARED_ANSWERS
 from .feedback import GraderFault
 
 
@@ -231,14 +239,67 @@ def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]
     if missing and _judging:
         raise _not_recorded(question)
     if missing:
-        answers = ask_spark(list(missing.values()))
-        if len(answers) != len(missing):
-            raise ValueError(f"{question}: {len(answers)} answers to {len(missing)} questions")
-        for key, answer in zip(missing, answers):
-            known[key] = _remember(key, answer)
-            if fresh is not None:
-                fresh[key] = json.loads(known[key])
+        with _shared(list(missing), fresh is None) as shared:
+            for key in [key for key in missing if key in shared]:
+                known[key] = _remember(key, json.loads(shared.pop(key)))
+                del missing[key]
+            if missing:
+                answers = ask_spark(list(missing.values()))
+                if len(answers) != len(missing):
+                    raise ValueError(f"{question}: {len(answers)} answers to "
+                                     f"{len(missing)} questions")
+                for key, answer in zip(missing, answers):
+                    known[key] = shared[key] = _remember(key, answer)
+                    if fresh is not None:
+                        fresh[key] = json.loads(known[key])
     return [json.loads(known[key]) for key in keys]
+
+
+class _SharedAnswers(dict):
+    """The answers the shared folder holds for some questions, while their locks are held;
+    an answer set here is written to the folder for the other processes."""
+
+    def __init__(self, folder: Path, found: dict[str, str]):
+        super().__init__(found)
+        self.folder = folder
+
+    def __setitem__(self, key: str, answer: str) -> None:
+        super().__setitem__(key, answer)
+        partial = self.folder / f"{_digest(key)}.partial"
+        partial.write_text(answer)
+        partial.replace(self.folder / f"{_digest(key)}.json")
+
+
+@contextlib.contextmanager
+def _shared(keys: list[str], share: bool = True) -> Iterator[dict[str, str]]:
+    """The answers other processes left in the shared folder for ``keys``, with each key's
+    lock held meanwhile (taken in one order, so no two processes each wait for the other).
+    Without a shared folder, or where this process must not use one, a plain dict."""
+    folder = _shared_folder()
+    if not share or folder is None:
+        yield {}
+        return
+    with contextlib.ExitStack() as held:
+        for name in sorted({_digest(key) for key in keys}):
+            lock = held.enter_context(open(folder / f"{name}.lock", "w"))
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        found = {key: path.read_text() for key in keys
+                 if (path := folder / f"{_digest(key)}.json").is_file()}
+        yield _SharedAnswers(folder, found)
+
+
+def _shared_folder() -> Path | None:
+    """The folder this process shares answers through, if it may: never in a graded
+    kernel, a grading run's solution or its judge."""
+    folder = os.environ.get(SHARED_ANSWERS)
+    if not folder or _judging or _asking() or os.environ.get(RECORD_ANSWERS):
+        return None
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    return Path(folder)
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 @contextlib.contextmanager
@@ -296,7 +357,7 @@ def spark_checkpoints(question: str, about: Any,
     """
     load()
     key = _key(question, about)
-    folder = hashlib.sha256(key.encode()).hexdigest()[:16]
+    folder = _digest(key)
     with _lock:
         known = _asked.get(key)
         kept = _kept_checkpoints()
@@ -313,15 +374,20 @@ def spark_checkpoints(question: str, about: Any,
         # The judge has no Spark, and a graded kernel must not learn the facts by asking.
         raise _not_recorded(question)
     if known is None:
-        facts: list = []
+        with _shared([key]) as shared:
+            if key in shared:
+                known = _remember(key, json.loads(shared[key]))
+            else:
+                facts: list = []
 
-        def keep(fact: Any, checkpoint: str) -> None:
-            shutil.copytree(checkpoint, kept / folder / str(len(facts)), dirs_exist_ok=True)
-            facts.append(fact)
+                def keep(fact: Any, checkpoint: str) -> None:
+                    shutil.copytree(checkpoint, kept / folder / str(len(facts)),
+                                    dirs_exist_ok=True)
+                    facts.append(fact)
 
-        shutil.rmtree(kept / folder, ignore_errors=True)
-        run_query(keep)
-        known = _remember(key, facts)
+                shutil.rmtree(kept / folder, ignore_errors=True)
+                run_query(keep)
+                known = shared[key] = _remember(key, facts)
     copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
     return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
             for i, fact in enumerate(json.loads(known))]
@@ -334,9 +400,12 @@ def _asking() -> bool:
 
 def _kept_checkpoints() -> Path:
     """Where this process keeps the checkpoints it asked Spark for: beside the record file
-    when recording a run, else in its own scratch folder."""
+    when recording a run, in the shared folder when it shares answers, else in its own
+    scratch folder."""
     record = os.environ.get(RECORD_ANSWERS)
-    return checkpoints_beside(record) if record else _scratch() / "asked"
+    if record:
+        return checkpoints_beside(record)
+    return _shared_folder() or _scratch() / "asked"
 
 
 def _write_record() -> None:

@@ -35,6 +35,9 @@ ASKING = "AUTOGRADER_ASKING"
 CHECKPOINTS = "AUTOGRADER_CHECKPOINTS"
 #: Where the solution notebook's kernel records every answer it asked Spark for.
 RECORD_ANSWERS = "AUTOGRADER_RECORD_ANSWERS"
+#: A folder several processes that ask Spark the same questions keep its answers in for
+#: each other (the test suite's workers): each question is run once among them all.
+SHARED_ANSWERS = "AUTOGRADER_SHARED_ANSWERS"
 #: A Spark Connect server to grade against (the tests' shared server); ``SPARK_REMOTE``
 #: itself is left to the session factory.
 SHARED_SERVER = "AUTOGRADER_SPARK_REMOTE"

@@ -171,3 +171,51 @@ def test_a_process_killed_while_checking_leaves_no_checkpoint_copies_for_long(tm
     # copies when it ends.
     _keep_checkpoints(tmp_path / "next-live", TMPDIR=str(scratch))
     assert list(scratch.iterdir()) == []
+
+
+# -- processes that share their answers (the test suite's workers) ------------------------------
+ASK_SLOWLY = """
+import sys, time
+from autograder.answers import spark_answer, spark_answers
+def ask_spark():
+    print("spark asked", flush=True)
+    time.sleep(1)          # long enough for the other process to ask meanwhile
+    return {"emitted": [1, 2]}
+print(spark_answer("demo.shared", [2, 3], ask_spark))
+print(spark_answers("demo.shared", [[2, 3], [4]], lambda missing: [f"spark on {m}" for m in missing]))
+"""
+
+
+def _side_by_side(program: str, count: int, *args: str, **env: str) -> list[str]:
+    """The lines ``count`` processes that run ``program`` at the same time print, together."""
+    started = [subprocess.Popen([sys.executable, "-c", program, *args], text=True,
+                                stdout=subprocess.PIPE, env={**os.environ, **env})
+               for _ in range(count)]
+    return [line for process in started for line in process.communicate()[0].splitlines()]
+
+
+def test_processes_that_share_a_folder_ask_spark_each_question_once(tmp_path):
+    lines = _side_by_side(ASK_SLOWLY, 2, AUTOGRADER_SHARED_ANSWERS=str(tmp_path / "shared"))
+    assert lines.count("spark asked") == 1
+    assert lines.count("{'emitted': [1, 2]}") == 2
+    # Of several questions, those another process answered are read, the others asked.
+    assert lines.count("[{'emitted': [1, 2]}, 'spark on [4]']") == 2
+
+
+def test_a_grading_run_never_reads_the_shared_folder(tmp_path):
+    shared = str(tmp_path / "shared")
+    _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared)
+    recording = _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared,
+                                  AUTOGRADER_RECORD_ANSWERS=str(tmp_path / "answers.json"))
+    assert recording.splitlines()[0] == "spark asked"
+
+
+def test_processes_that_share_a_folder_run_a_query_once_and_each_reader_gets_its_own_copy(tmp_path):
+    shared = str(tmp_path / "shared")
+    lines = _keep_checkpoints(tmp_path / "live", AUTOGRADER_SHARED_ANSWERS=shared)
+    # The second process's query would make its own folder: it never runs.
+    lines += _keep_checkpoints(tmp_path / "never-made", AUTOGRADER_SHARED_ANSWERS=shared)
+    assert lines.count("the query ran") == 1
+    assert lines[1:] == [f"{reader} {line}" for reader in ("first", "second") * 2
+                         for line in FIRST_BATCHES]
+    assert not (tmp_path / "never-made").exists()

@@ -176,7 +176,8 @@ def corpus_tests(assignment: str, *, seed: int = 11, right_answers: bool = True)
         assert scan_notebook(corpus[name].notebook(assignment)) == []
 
     @pytest.mark.parametrize("name, grade_id, passes", cases)
-    def test_each_task_is_graded_right_whatever_the_seed(spark, name, grade_id, passes):
+    def test_each_task_is_graded_right_whatever_the_seed(spark, answers_shared_by_the_workers,
+                                                         name, grade_id, passes):
         if passes:
             run_task(assignment, corpus[name], grade_id, seed)
             return
