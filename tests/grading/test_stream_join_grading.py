@@ -1,6 +1,6 @@
 """Chapter 6's exercises, graded by real nbgrader.
 
-One classroom of four learners hands in the assignment:
+One classroom of five learners hands in the assignment:
 
 ==============================  =====================================================
 learner                         what they handed in
@@ -9,6 +9,9 @@ learner                         what they handed in
 ``untouched``                   the release exactly as learners receive it -> zero
 ``matched_rows_leave``          believes a row leaves the state once matched -> loses task 1
 ``one_watermark_bounds_both``   believes one side's watermark bounds both  -> loses task 4
+``snooper``                     every task taken from the check's frames and the
+                                toolkit's memory
+                                (:mod:`tests.support.learners.introspection`) -> zero
 ==============================  =====================================================
 """
 import json
@@ -17,7 +20,9 @@ import pytest
 
 from autograder.grading import autograde
 from tests.support.learners import chapter6
-from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
+from tests.support.learners.introspection import CHAPTER6
+from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+                                      write_submission)
 
 ASSIGNMENT = "06_stream_stream_join"
 FULL = FULL_MARKS[ASSIGNMENT]
@@ -32,13 +37,16 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         "untouched": release_notebook(ASSIGNMENT),
         **{name: CORPUS[name].write(ASSIGNMENT, tmp_path / "handed-in")
            for name in ("matched_rows_leave", "one_watermark_bounds_both")},
+        "snooper": write_submission(ASSIGNMENT, CHAPTER6, tmp_path / "snooper.ipynb"),
     }, workdir=course, jobs=2)
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
     assert grades["matched_rows_leave"].points() == {**FULL, "test_predict_buffered": 0}
     assert grades["one_watermark_bounds_both"].points() == {**FULL, "test_accepted": 0}
-    assert not any(grade.flags for grade in grades.values())
+    # Nothing in a graded kernel tells an answer: the checks there only ask.
+    assert grades["snooper"].points() == dict.fromkeys(FULL, 0)
+    assert not any(grade.flags for name, grade in grades.items() if name != "snooper")
 
     # Spark answered the class's questions once, in the solution's run: the buffers of
     # task 1, the outer join's output of task 2, the joins of task 3 with their

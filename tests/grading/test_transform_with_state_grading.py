@@ -1,6 +1,6 @@
 """Chapter 4's exercises, graded by real nbgrader.
 
-One classroom of four learners hands in the assignment:
+One classroom of five learners hands in the assignment:
 
 =========================  ==========================================================
 learner                    what they handed in
@@ -11,6 +11,10 @@ learner                    what they handed in
                            each initial-state row over the previous one -> loses tasks 1, 3
 ``no_ttl_and_rows``        de-duplicates without a TTL, and keeps every row of a user
                            in a list to count them                     -> loses tasks 2, 4
+``snooper``                processors that replay what the course's processor emitted,
+                           taken from the check's frames and the toolkit's memory when
+                           the check builds them (:mod:`tests.support.learners.introspection`)
+                                                                       -> zero
 =========================  ==========================================================
 
 The wrong answers are the learner corpus's own (:mod:`tests.support.learners.chapter4`).
@@ -22,6 +26,7 @@ from tests.support.learners.chapter4 import DEDUP_WITHOUT_TTL as NO_TTL
 from tests.support.learners.chapter4 import FIRST_N_KEEPS_ROWS as ROWS_IN_A_LIST
 from tests.support.learners.chapter4 import INITIAL_OVERWRITES as OVERWRITE_INITIAL
 from tests.support.learners.chapter4 import TIMER_CLEARS_STATE
+from tests.support.learners.introspection import CHAPTER4
 from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
@@ -40,6 +45,7 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
         "no_ttl_and_rows": write_submission(
             ASSIGNMENT, {"ttl_dedup": NO_TTL, "first_n": ROWS_IN_A_LIST},
             tmp_path / "no_ttl_and_rows.ipynb"),
+        "snooper": write_submission(ASSIGNMENT, CHAPTER4, tmp_path / "snooper.ipynb"),
     }, jobs=2)
 
     assert grades["solution"].points() == FULL
@@ -47,4 +53,6 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
     assert grades["timer_and_overwrite"].points() == {**FULL, "test_session_tracker": 0,
                                                       "test_starting_counts": 0}
     assert grades["no_ttl_and_rows"].points() == {**FULL, "test_ttl_dedup": 0, "test_first_n": 0}
+    # Nothing in a graded kernel tells an answer: the checks there only ask.
+    assert grades["snooper"].points() == dict.fromkeys(FULL, 0)
 

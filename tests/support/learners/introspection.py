@@ -21,7 +21,7 @@ SNOOP = r'''
 import inspect, json, logging, sys, traceback
 
 _NAMES = ("truth", "truths", "expected", "spark_did", "emitted", "facts", "again",
-          "outcomes", "files", "listings", "known", "answer_key")
+          "outcomes", "files", "listings", "known", "answer_key", "recorded")
 
 def _frames():
     """Every frame above this one, by each route Python offers."""
@@ -233,5 +233,100 @@ def predict_metrics(batches, mode, delay, size=10):
 def smallest_delay(batches, size=10):
     found = _from_frames()
     return found if isinstance(found, int) else -1
+''',
+}
+
+#: What a cheating processor adds: the course builds the learner's processor inside its
+#: check, in the kernel, so ``__init__`` runs with the check's frames above it. It takes
+#: every answer the kernel holds for the chapter's questions (memory and frames) along with
+#: it to Spark's Python workers, and replays the rows the course's processor emitted for
+#: each key, one recorded micro-batch per call.
+REPLAY = r'''
+from pyspark.sql import Row
+from pyspark.sql.streaming import StatefulProcessor
+
+def _loot(prefix):
+    found = []
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("autograder"):
+            continue
+        for value in list(vars(module).values()) + [getattr(module, "RECORDED", None)]:
+            try:
+                items = list(value.items())
+            except Exception:
+                continue
+            for key, answer in items:
+                if isinstance(key, str) and key.startswith(prefix):
+                    found.append(json.loads(answer) if isinstance(answer, str) else answer)
+    in_frames = _from_frames()
+    if in_frames is not None:
+        found.append(in_frames)
+    return found
+
+def _emitted_for(loot, user):
+    """Per recorded micro-batch, the rows the course's processor emitted for ``user``."""
+    batches = []
+    for run in loot:
+        for step in run if isinstance(run, list) else []:
+            if isinstance(step, list) and len(step) == 2 and step[0] == "emitted":
+                for _, rows in step[1]:
+                    batches.append([row for row in rows if row and row[0] == user])
+    return batches
+
+class Replayer(StatefulProcessor):
+    question = "transform_with_state."
+
+    def __init__(self, *settings):
+        self.loot = _loot(self.question)
+
+    def init(self, handle):
+        self.calls = handle.getValueState("calls", "n INT")
+
+    def handleInputRows(self, key, rows, timerValues):
+        done = (self.calls.get() or (0,))[0]
+        self.calls.update((done + 1,))
+        batches = _emitted_for(self.loot, key[0])
+        for row in batches[done] if done < len(batches) else []:
+            yield Row(*row)
+
+    def close(self):
+        pass
+'''
+
+#: Chapter 4: every processor replays what it found in the kernel when the check built it.
+CHAPTER4 = {
+    "session_tracker": SNOOP + REPLAY + "\nclass SessionTracker(Replayer):\n    pass\n",
+    "ttl_dedup": SNOOP + REPLAY + "\nclass TtlDedup(Replayer):\n    pass\n",
+    "starting_counts": SNOOP + REPLAY + "\nclass StartingCounts(Replayer):\n    pass\n",
+    "first_n": SNOOP + REPLAY + "\nclass FirstN(Replayer):\n    pass\n",
+}
+
+#: Chapter 6: every task taken from the check's frames and the toolkit's memory.
+CHAPTER6 = {
+    "predict_buffered": SNOOP + '''
+def predict_buffered(stream, policy):
+    found = _from_memory("stream_join_checks.buffered", [stream, policy]) or _from_frames()
+    if isinstance(found, dict) and "sides" in found:
+        return found["sides"]
+    return found if isinstance(found, list) else []
+''',
+    "predict_unmatched": SNOOP + '''
+def predict_unmatched(stream):
+    found = _from_memory("stream_join_checks.unmatched", stream) or _from_frames()
+    if isinstance(found, dict) and "out" in found:
+        return found["out"]
+    return found if isinstance(found, list) else []
+''',
+    "rows_per_key": SNOOP + '''
+def rows_per_key(spark, checkpoint, batch_id):
+    found = _from_frames()
+    if isinstance(found, list) and batch_id < len(found):
+        return found[batch_id]
+    return found if isinstance(found, dict) else {}
+''',
+    "accepted": SNOOP + '''
+def accepted(shape):
+    found = _from_memory("stream_join_checks.accepted", shape) or _from_frames()
+    return found if isinstance(found, str) else "bounded"
 ''',
 }
