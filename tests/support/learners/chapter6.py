@@ -256,6 +256,12 @@ LEARNERS = [
             altered(FILTERS, "predict_buffered", "for side, ad, t in events if t > mark]",
                     "for side, ad, t in events if t >= mark]"),
             losing("test_predict_buffered")),
+    Learner("always_the_slower_side", "misconception", "Believes the global watermark "
+            "follows the slower side whatever multipleWatermarkPolicy says",
+            altered(FILTERS, "predict_buffered",
+                    'moved = (min(sides) if policy == "min" else max(sides)) - 5',
+                    "moved = min(sides) - 5"),
+            losing("test_predict_buffered")),
     Learner("unmatched_out_at_once", "misconception", "Believes an outer join emits an "
             "impression with nulls in the micro-batch it arrived, when no click of that "
             "input matches it", {**FILTERS, "predict_unmatched": '''
@@ -280,6 +286,16 @@ def predict_unmatched(stream):
             altered(FILTERS, "predict_unmatched", 'if kind == "no-data" and t < m - 10:',
                     'if kind == "no-data" and t < m:'),
             losing("test_predict_unmatched")),
+    Learner("the_newest_state_whatever_the_batch", "misconception", "Believes the state "
+            "reader shows the state as it stands now, so leaves batchId out",
+            altered(FILTERS, "rows_per_key", "read_state(spark, checkpoint, batchId=batch_id,",
+                    "read_state(spark, checkpoint,"),
+            losing("test_rows_per_key")),
+    Learner("outer_joins_in_update_mode", "misconception", "Believes an outer join runs in "
+            "Update mode as an inner one does",
+            altered(FILTERS, "accepted", 'how in ("left_outer", "right_outer", "full_outer") '
+                    'and mode == "update"', 'how == "left_anti" and mode == "update"'),
+            losing("test_accepted")),
     Learner("one_watermark_bounds_both", "misconception", "Believes a watermark on one side "
             "bounds the state of both",
             altered(FILTERS, "accepted", 'if ranged and watermarked == {"left", "right"}:',
