@@ -39,9 +39,9 @@ the course's queries or its Spark version unnoticed.
 Processes that ask the same questions side by side (the test suite's two workers) can
 **share** what Spark answered: with :data:`~autograder.contract.SHARED_ANSWERS` naming a
 folder, an answer asked in one process is kept there and read by the others, each question
-under its own lock so that two processes that ask it together run it once. A graded kernel,
-a grading run's solution and its judge never use that folder: they ask, record and judge
-as above.
+under its own lock so that two processes that ask it together run it once. A solution's
+run records what it read there as it would Spark's answer (the tests' grading runs share
+it); a graded kernel and the judge never use it: one only asks, the other only judges.
 
 Importing this module reads no file: :func:`load` does, once per process, called by the
 grading guard in a grading kernel and by the first question anywhere else.
@@ -290,9 +290,9 @@ def _shared(keys: list[str], share: bool = True) -> Iterator[dict[str, str]]:
 
 def _shared_folder() -> Path | None:
     """The folder this process shares answers through, if it may: never in a graded
-    kernel, a grading run's solution or its judge."""
+    kernel or the judge."""
     folder = os.environ.get(SHARED_ANSWERS)
-    if not folder or _judging or _asking() or os.environ.get(RECORD_ANSWERS):
+    if not folder or _judging or _asking():
         return None
     Path(folder).mkdir(parents=True, exist_ok=True)
     return Path(folder)
@@ -375,7 +375,10 @@ def spark_checkpoints(question: str, about: Any,
         raise _not_recorded(question)
     if known is None:
         with _shared([key]) as shared:
+            elsewhere = getattr(shared, "folder", kept)   # where the other processes look
             if key in shared:
+                if elsewhere != kept:   # a solution's run keeps its copies with its record
+                    shutil.copytree(elsewhere / folder, kept / folder, dirs_exist_ok=True)
                 known = _remember(key, json.loads(shared[key]))
             else:
                 facts: list = []
@@ -387,6 +390,8 @@ def spark_checkpoints(question: str, about: Any,
 
                 shutil.rmtree(kept / folder, ignore_errors=True)
                 run_query(keep)
+                if elsewhere != kept:
+                    shutil.copytree(kept / folder, elsewhere / folder, dirs_exist_ok=True)
                 known = shared[key] = _remember(key, facts)
     copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
     return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))

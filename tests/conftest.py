@@ -7,18 +7,17 @@ process starts once (tests/support/classroom_fixtures.py), as the classroom comm
 a kernel does not start its own Spark. ``COURSE_SHARED_GRADING_SERVER=0`` gives every
 graded kernel its own local Spark instead, as stock nbgrader would.
 """
-import os
-
 import pytest
 
-from autograder.contract import SHARED_ANSWERS
 from autograder.session import course_session
 from tests.support import classroom_fixtures
 
 #: The shared grading server's fixtures (pytest finds fixtures by the conftest's names).
 grading_server = classroom_fixtures.grading_server
 class_records = classroom_fixtures.class_records
-_grading_tests_share_a_server = classroom_fixtures._grading_tests_share_a_server
+shared_answers_folder = classroom_fixtures.shared_answers_folder
+answers_shared_by_the_workers = classroom_fixtures.answers_shared_by_the_workers
+_grading_tests_share_spark = classroom_fixtures._grading_tests_share_spark
 
 #: The test files that take longest on two workers, longest first (``pytest --durations=0``
 #: tells; the site's tests, which build the book, take about five minutes). pytest-xdist
@@ -54,24 +53,6 @@ def pytest_collection_modifyitems(items):
 def spark():
     """The course session (local ``local[2]``, or Connect when SPARK_REMOTE is set)."""
     return course_session()
-
-
-@pytest.fixture(scope="session")
-def _answers_folder_of_this_run(tmp_path_factory):
-    """One folder per test run that both workers see (as ``class_records``' is)."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # pytest-N/, the folder above each worker's own
-    return base / "spark-answers"
-
-
-@pytest.fixture
-def answers_shared_by_the_workers(_answers_folder_of_this_run, monkeypatch):
-    """Spark's answers, shared by the run's workers (:mod:`autograder.answers`): a chapter's
-    checks and its learner corpus ask about the same streams on two workers, and each
-    question runs once in the whole suite. For tests that ask Spark through the checks;
-    a test about asking itself (how often Spark is asked) keeps to its own process."""
-    monkeypatch.setenv(SHARED_ANSWERS, str(_answers_folder_of_this_run))
 
 
 #: The system Chromium every browser test drives (``make test`` installs it).

@@ -15,10 +15,11 @@ from autograder.state_store_save import (
     check_predicted_metrics, check_predicted_output, check_smallest_delay, check_update_step,
     random_case,
 )
+from tests.support.classroom_fixtures import SUITE_SEED
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = "03_state_store_save"
-SEED = 11
+SEED = SUITE_SEED  # the learner corpus's: Spark answers each question once
 
 
 def _solution_namespace():

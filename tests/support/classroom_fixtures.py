@@ -1,21 +1,27 @@
-"""Pytest fixtures for grading tests: one Spark Connect server per test process.
+"""Pytest fixtures that let tests share Spark's work instead of repeating it.
 
-Each chapter's grading test grades a small class through real nbgrader. Without a shared
-server every notebook starts its own Spark (5-9 s each, more on a busy machine). With
-these fixtures the first grading test of a test process (each pytest-xdist worker is one)
-starts a loopback Connect server and every grading test after it grades against it
-(:func:`autograder.grading.autograde` reads ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
-
-Chapter 1 is graded by five tests (its grading test, the hostile corpus, the command's
-stops, shards, nbgrader's exchange). A class run first runs the solution notebook to record
-Spark's answers for the class's streams (45-80 s for chapter 1 on a busy machine);
-``class_records.recorded(assignment)`` runs it once for the whole session, in whichever test
-process asks first (the other waits for it), and every one of those tests grades on it.
+* **One Spark Connect server per test process.** Each chapter's grading test grades a
+  small class through real nbgrader. Without a shared server every notebook starts its own
+  Spark (5-9 s each, more on a busy machine). The first grading test of a test process
+  (each pytest-xdist worker is one) starts a loopback Connect server and every grading test
+  after it grades against it (:func:`autograder.grading.autograde` reads
+  ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
+* **One Spark run per question.** The chapters' checks, the learner corpora and the classes
+  graded here draw their streams from one seed (:data:`SUITE_SEED`) and keep Spark's
+  answers in one folder for both workers (``answers_shared_by_the_workers``,
+  :mod:`autograder.answers`): a question one of them asked, the others read.
+* **One solution run for chapter 1.** It is graded by five tests (its grading test, the
+  hostile corpus, the command's stops, shards, nbgrader's exchange); a class run first runs
+  the solution notebook to record Spark's answers for the class's streams.
+  ``class_records.recorded(assignment)`` runs it once for the whole session, in whichever
+  test process asks first (the other waits for it), and every one of those tests grades on
+  it.
 
 ``tests/conftest.py`` imports the fixtures, so every test module that imports
-``autograde`` from ``autograder.grading`` shares the server (the autouse fixture below
-looks for that import); other tests never start it. ``COURSE_SHARED_GRADING_SERVER=0`` turns it off, and an
-``AUTOGRADER_SPARK_REMOTE`` already set (a server you started yourself) is used as it is.
+``autograde`` from ``autograder.grading`` shares the server, the seed and the answers (the
+autouse fixture below looks for that import); other tests never start the server.
+``COURSE_SHARED_GRADING_SERVER=0`` turns the server off, and an ``AUTOGRADER_SPARK_REMOTE``
+already set (a server you started yourself) is used as it is.
 """
 from __future__ import annotations
 
@@ -25,11 +31,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from autograder import grading
-from autograder.contract import SHARED_SERVER
+from autograder.contract import SEED, SHARED_ANSWERS, SHARED_SERVER
 from autograder.grading.connect_server import ConnectServer
 
 
@@ -50,13 +57,45 @@ def grading_server(tmp_path_factory):
             os.environ.pop(SHARED_SERVER, None)
 
 
+#: The seed every stream of the suite is drawn from: the chapters' checks, the learner
+#: corpora and the classes graded here ask Spark the same questions, each of them once.
+SUITE_SEED = 11
+
+
+def run_folder(tmp_path_factory, name: str) -> Path:
+    """A folder of this test run that both test processes see: pytest-xdist gives each
+    worker its own temporary root inside one of the run's (pytest keeps the last few)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # pytest-N/, the folder above each worker's own
+    folder = base / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def shared_answers_folder(tmp_path_factory) -> Path:
+    return run_folder(tmp_path_factory, "spark-answers")
+
+
+@pytest.fixture
+def answers_shared_by_the_workers(shared_answers_folder, monkeypatch):
+    """Spark's answers, kept for both workers (:mod:`autograder.answers`): for tests that
+    ask Spark through the checks. A test about asking itself (how often Spark is asked)
+    keeps to its own process."""
+    monkeypatch.setenv(SHARED_ANSWERS, str(shared_answers_folder))
+
+
 @pytest.fixture(autouse=True)
-def _grading_tests_share_a_server(request):
-    """Start (once) the shared server for tests of modules that grade with ``autograde``."""
-    if os.environ.get("COURSE_SHARED_GRADING_SERVER", "1") == "0":
-        return
+def _grading_tests_share_spark(request):
+    """For tests of modules that grade with ``autograde``: the shared server (started once),
+    the suite's seed and its shared answers."""
     module = getattr(request, "module", None)
-    if getattr(module, "autograde", None) is grading.autograde:
+    if getattr(module, "autograde", None) is not grading.autograde:
+        return
+    request.getfixturevalue("answers_shared_by_the_workers")
+    request.getfixturevalue("monkeypatch").setenv(SEED, str(SUITE_SEED))
+    if os.environ.get("COURSE_SHARED_GRADING_SERVER", "1") != "0":
         request.getfixturevalue("grading_server")
 
 
@@ -68,8 +107,8 @@ class ClassRecords:
     ``autograde(..., workdir=course)``. The first record kept for an assignment stays.
     """
 
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, shared_answers: Path):
+        self.folder, self.shared_answers = folder, shared_answers
 
     def of(self, assignment: str) -> Path | None:
         kept = self.folder / assignment
@@ -85,7 +124,9 @@ class ClassRecords:
         with open(self.folder / f".{assignment}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if self.of(assignment) is None:
-                with tempfile.TemporaryDirectory(prefix="class-record-") as root:
+                with tempfile.TemporaryDirectory(prefix="class-record-") as root, \
+                        mock.patch.dict(os.environ, {SEED: str(SUITE_SEED),
+                                                     SHARED_ANSWERS: str(self.shared_answers)}):
                     course = GradingCourse(Path(root))
                     grader = Grader(course, remote=os.environ.get(SHARED_SERVER))
                     try:
@@ -112,11 +153,6 @@ class ClassRecords:
 
 
 @pytest.fixture(scope="session")
-def class_records(tmp_path_factory) -> ClassRecords:
+def class_records(tmp_path_factory, shared_answers_folder) -> ClassRecords:
     """The session's :class:`ClassRecords`, shared by both test processes of a run."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # pytest-N/, the folder above each worker's own
-    folder = base / "class-records"
-    folder.mkdir(exist_ok=True)
-    return ClassRecords(folder)
+    return ClassRecords(run_folder(tmp_path_factory, "class-records"), shared_answers_folder)

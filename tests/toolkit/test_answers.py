@@ -202,12 +202,26 @@ def test_processes_that_share_a_folder_ask_spark_each_question_once(tmp_path):
     assert lines.count("[{'emitted': [1, 2]}, 'spark on [4]']") == 2
 
 
-def test_a_grading_run_never_reads_the_shared_folder(tmp_path):
-    shared = str(tmp_path / "shared")
+def test_a_solutions_run_records_what_it_read_in_the_shared_folder(tmp_path):
+    shared, record = str(tmp_path / "shared"), tmp_path / "answers.json"
     _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared)
     recording = _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared,
-                                  AUTOGRADER_RECORD_ANSWERS=str(tmp_path / "answers.json"))
-    assert recording.splitlines()[0] == "spark asked"
+                                  AUTOGRADER_RECORD_ANSWERS=str(record))
+    assert "spark asked" not in recording
+    assert json.loads(record.read_text()) == {
+        'demo.shared [2, 3]': '{"emitted": [1, 2]}', 'demo.shared [4]': '"spark on [4]"'}
+
+
+def test_a_judge_never_reads_the_shared_folder(tmp_path):
+    shared = str(tmp_path / "shared")
+    _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared)
+    judge = ("from autograder.answers import judging, spark_answer\n"
+             "with judging(None):\n"
+             "    try:\n"
+             "        spark_answer('demo.shared', [2, 3], lambda: 1 / 0)\n"
+             "    except Exception as error:\n"
+             "        print(type(error).__name__)\n")
+    assert _in_a_new_process(judge, AUTOGRADER_SHARED_ANSWERS=shared) == "GraderFault"
 
 
 def test_processes_that_share_a_folder_run_a_query_once_and_each_reader_gets_its_own_copy(tmp_path):
@@ -219,3 +233,11 @@ def test_processes_that_share_a_folder_run_a_query_once_and_each_reader_gets_its
     assert lines[1:] == [f"{reader} {line}" for reader in ("first", "second") * 2
                          for line in FIRST_BATCHES]
     assert not (tmp_path / "never-made").exists()
+
+    # A solution's run keeps the checkpoints it read there with its record, for the class.
+    record = tmp_path / "grading" / "answers.json"
+    record.parent.mkdir()
+    lines = _keep_checkpoints(tmp_path / "never-made", AUTOGRADER_SHARED_ANSWERS=shared,
+                              AUTOGRADER_RECORD_ANSWERS=str(record))
+    assert "the query ran" not in lines
+    assert sorted(p.name for p in answers.checkpoints_beside(record).glob("*/*")) == ["0", "1", "2"]

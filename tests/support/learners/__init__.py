@@ -28,6 +28,7 @@ from unittest import mock
 import nbformat
 
 from autograder.contract import SEED
+from tests.support.classroom_fixtures import SUITE_SEED
 from tests.support.submissions import release_notebook
 
 KINDS = ("correct", "misconception", "partial", "hardcoded")
@@ -145,7 +146,7 @@ def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> Non
 
 
 # -- the corpus's tests, one module per chapter ------------------------------------------------
-def corpus_tests(assignment: str, *, seed: int = 11, right_answers: bool = True):
+def corpus_tests(assignment: str, *, seed: int = SUITE_SEED, right_answers: bool = True):
     """The two tests each chapter's corpus module runs (``tests/grading/test_learners_*.py``):
 
     * no notebook of the corpus is flagged by the static scan;
