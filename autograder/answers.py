@@ -147,6 +147,8 @@ _loaded = False
 #: True in the grading command's judging process: nothing is asked of Spark there.
 _judging = False
 _asked: dict[str, str] = {}
+#: Where the checkpoints of each query this process asked for (or read) are kept.
+_kept_at: dict[str, Path] = {}
 #: While :func:`asking_spark` runs: what Spark answered in it (else None).
 _asked_afresh: dict[str, Any] | None = None
 _lock = threading.Lock()
@@ -360,7 +362,9 @@ def spark_checkpoints(question: str, about: Any,
     folder = _digest(key)
     with _lock:
         known = _asked.get(key)
-        kept = _kept_checkpoints()
+        kept = _kept_at.get(key) if known is not None else None
+        if kept is None:
+            known, kept = None, _kept_checkpoints()
         if known is None and key in RECORDED and RECORDED_CHECKPOINTS is not None:
             recorded = json.loads(RECORDED[key])
             if all((RECORDED_CHECKPOINTS / folder / str(i)).is_dir() for i in range(len(recorded))):
@@ -393,6 +397,8 @@ def spark_checkpoints(question: str, about: Any,
                 if elsewhere != kept:
                     shutil.copytree(kept / folder, elsewhere / folder, dirs_exist_ok=True)
                 known = shared[key] = _remember(key, facts)
+        with _lock:
+            _kept_at[key] = kept
     copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
     return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
             for i, fact in enumerate(json.loads(known))]

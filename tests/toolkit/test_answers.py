@@ -241,3 +241,17 @@ def test_processes_that_share_a_folder_run_a_query_once_and_each_reader_gets_its
                               AUTOGRADER_RECORD_ANSWERS=str(record))
     assert "the query ran" not in lines
     assert sorted(p.name for p in answers.checkpoints_beside(record).glob("*/*")) == ["0", "1", "2"]
+
+
+def test_a_process_finds_the_checkpoints_it_shared_after_it_stops_sharing(tmp_path):
+    # A test worker asks with the folder shared, and a later test of the same worker without.
+    program = KEEP_CHECKPOINTS.replace(
+        'for reader in ("first", "second"):',
+        'import os\nfor reader in ("first", "second"):\n'
+        '    if reader == "second":\n        del os.environ["AUTOGRADER_SHARED_ANSWERS"]')
+    done = subprocess.run([sys.executable, "-c", program, str(tmp_path / "live")], check=True,
+                          capture_output=True, text=True,
+                          env={**os.environ, "AUTOGRADER_SHARED_ANSWERS": str(tmp_path / "shared")})
+    assert done.stdout.strip().splitlines() == [
+        "the query ran", *[f"{reader} {line}" for reader in ("first", "second")
+                           for line in FIRST_BATCHES]]
