@@ -200,6 +200,21 @@ def accepted(shape):
 ''',
 }
 
+#: Believes a click can only meet an impression that arrived in the same input.
+MATCHED_IN_ITS_OWN_INPUT = altered(altered(altered(
+    FILTERS, "predict_unmatched",
+    "    marks, kept, newest, mark = [], [], {}, -math.inf",
+    "    marks, kept, newest, mark = [], [], {}, -math.inf\n"
+    "    inputs = []   # a click can only meet an impression of its own input"),
+    "predict_unmatched",
+    "        kept += [(side, ad, t) for side, ad, t in events if t > mark]",
+    "        kept += [(side, ad, t) for side, ad, t in events if t > mark]\n"
+    "        inputs.append([(side, ad, t) for side, ad, t in events if t > mark])"),
+    "predict_unmatched",
+    '        if any(s == "click" and a == ad and t <= c <= t + 10 for s, a, c in kept):',
+    '        if any(s == "click" and a == ad and t <= c <= t + 10\n'
+    "               for rows in inputs if (side, ad, t) in rows for s, a, c in rows):")
+
 # The worked examples' answers, typed in.
 HARDCODED = {
     "predict_buffered": '''
@@ -286,6 +301,9 @@ def predict_unmatched(stream):
             altered(FILTERS, "predict_unmatched", 'if kind == "no-data" and t < m - 10:',
                     'if kind == "no-data" and t < m:'),
             losing("test_predict_unmatched")),
+    Learner("matched_in_its_own_input", "misconception", "Believes a click can only meet an "
+            "impression that arrived in the same input", MATCHED_IN_ITS_OWN_INPUT,
+            losing("test_predict_unmatched")),
     Learner("the_newest_state_whatever_the_batch", "misconception", "Believes the state "
             "reader shows the state as it stands now, so leaves batchId out",
             altered(FILTERS, "rows_per_key", "read_state(spark, checkpoint, batchId=batch_id,",
@@ -295,6 +313,14 @@ def predict_unmatched(stream):
             "Update mode as an inner one does",
             altered(FILTERS, "accepted", 'how in ("left_outer", "right_outer", "full_outer") '
                     'and mode == "update"', 'how == "left_anti" and mode == "update"'),
+            losing("test_accepted")),
+    Learner("the_preserved_side_needs_the_watermark", "misconception", "Believes an outer "
+            "join needs the watermark on the side it keeps every row of, not on the other",
+            altered(FILTERS, "accepted",
+                    'may_go_unmatched = {"left_outer": {"right"}, "left_semi": {"right"},\n'
+                    '                        "right_outer": {"left"},',
+                    'may_go_unmatched = {"left_outer": {"left"}, "left_semi": {"left"},\n'
+                    '                        "right_outer": {"right"},'),
             losing("test_accepted")),
     Learner("one_watermark_bounds_both", "misconception", "Believes a watermark on one side "
             "bounds the state of both",
