@@ -55,6 +55,13 @@ def _from_frames():
                 return frame.f_locals[name]
     return None
 
+def _batch_from_frames(batch_id):
+    """What a state reader is asked about one micro-batch, from the check's facts."""
+    found = _from_frames()
+    if isinstance(found, list) and batch_id < len(found):
+        return found[batch_id]
+    return found if isinstance(found, dict) else {}
+
 def _from_memory(question, about):
     key = f"{question} {json.dumps(about, sort_keys=True)}"
     for module_name, module in list(sys.modules.items()):
@@ -184,10 +191,7 @@ def predict_files(way, batches, min_deltas):
 ''',
     "counts_at": SNOOP + '''
 def counts_at(spark, checkpoint, batch_id):
-    found = _from_frames()
-    if isinstance(found, list) and batch_id < len(found):
-        return found[batch_id]
-    return found if isinstance(found, dict) else {}
+    return _batch_from_frames(batch_id)
 ''',
     "runs_again": SNOOP + '''
 def runs_again(checkpoint):
@@ -319,10 +323,7 @@ def predict_unmatched(stream):
 ''',
     "rows_per_key": SNOOP + '''
 def rows_per_key(spark, checkpoint, batch_id):
-    found = _from_frames()
-    if isinstance(found, list) and batch_id < len(found):
-        return found[batch_id]
-    return found if isinstance(found, dict) else {}
+    return _batch_from_frames(batch_id)
 ''',
     "accepted": SNOOP + '''
 def accepted(shape):
