@@ -31,7 +31,8 @@ def axe_source() -> str:
 
 def audit(page, axe_source: str) -> list[dict]:
     """axe's violations on the page as it is drawn now (WCAG 2.x A and AA rules)."""
-    page.add_script_tag(content=axe_source)
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(content=axe_source)
     return page.evaluate("""async () => (await axe.run(document, {
         runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']},
         resultTypes: ['violations'],
@@ -39,16 +40,36 @@ def audit(page, axe_source: str) -> list[dict]:
                               where: v.nodes.slice(0, 3).map(n => n.target.join(' '))}))""")
 
 
+def severe_findings(page, axe_source: str) -> list[str]:
+    """The serious and critical findings that are there on two audits a second apart.
+
+    The theme turns the page from "auto" to the reader's scheme in a script; on a loaded
+    machine one audit has been seen to catch the code blocks half drawn. A finding of the
+    page itself is there on both audits; one of a page still being drawn is not.
+    """
+    def once() -> set[str]:
+        return {f"{v['impact']} {v['id']}: {v['help']} at {v['where']}"
+                for v in audit(page, axe_source) if v["impact"] in SEVERE}
+
+    first = once()
+    if not first:
+        return []
+    page.wait_for_timeout(1_000)
+    return sorted(first & once())
+
+
 @pytest.mark.parametrize("width, scheme", READERS)
 def test_no_page_has_a_serious_accessibility_violation(site, visit, axe_source, width, scheme):
     found = {}
     for path in site.pages():
         page = visit(path, width=width, scheme=scheme).page
+        # the theme's script has turned "auto" into the reader's scheme
+        page.wait_for_function(f"document.documentElement.dataset.theme === '{scheme}'")
+        page.evaluate("document.fonts.ready.then(() => true)")
         if page.locator(STEPPER).count():
             # audit the steppers as drawn, with their controls named
             page.wait_for_selector(f"{STEPPER} .noUi-handle[aria-label]", timeout=20_000)
-        severe = [f"{v['impact']} {v['id']}: {v['help']} at {v['where']}"
-                  for v in audit(page, axe_source) if v["impact"] in SEVERE]
+        severe = severe_findings(page, axe_source)
         if severe:
             found[path] = severe
         page.context.close()
