@@ -36,7 +36,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.grading import COURSE_ROOT  # noqa: E402
+from autograder.grading import REPOSITORY  # noqa: E402
 from autograder.grading.nbgrader_setup import CODE_STUB  # noqa: E402
 from autograder.grading.processes import GradingLimits  # noqa: E402
 from autograder.warm_python import worker_python  # noqa: E402
@@ -96,7 +96,7 @@ def nbgrader(args, root):
 
 def stock(assignment: str, submissions: Path, work: Path) -> float:
     root = work / "stock"
-    shutil.copytree(COURSE_ROOT / "solutions" / assignment, root / "source" / assignment)
+    shutil.copytree(REPOSITORY / "solutions" / assignment, root / "source" / assignment)
     config = STOCK_CONFIG.format(root=str(root), cell_timeout=GradingLimits().cell_timeout,
                                  code_stub=CODE_STUB)  # the same cell limit as the command's
     (root / "nbgrader_config.py").write_text(config)

@@ -36,7 +36,7 @@ import importlib
 _PUBLIC = {
     "autograde": "run", "grade_class": "run",
     "Grader": "grader", "GradingCourse": "course", "GradingLimits": "processes",
-    "COURSE_ROOT": "course", "DEFAULT_COURSE_DIR": "course",
+    "REPOSITORY": "course", "DEFAULT_COURSE_DIR": "course",
     "CellScore": "results", "NotebookGrade": "results", "summary_table": "results",
     "GRADED": "results", "NOT_A_NOTEBOOK": "results", "TIMED_OUT": "results",
     "KERNEL_DIED": "results", "DISK_FULL": "results", "FAILED": "results",

@@ -11,7 +11,7 @@ from pathlib import Path
 import rich.progress
 from rich.console import Console
 
-from .course import GradingCourse, find_course_root, nbgrader_env, run_nbgrader
+from .course import GradingCourse, find_repository, nbgrader_env, run_nbgrader
 from .processes import GradingLimits
 from .results import GRADED, NotebookGrade, summary, summary_table
 from .run import grade_class
@@ -102,12 +102,12 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--all", action="store_true", help="every assignment in solutions/")
     grade.add_argument("--submissions", type=Path, required=True,
                        help="<learner>/<assignment>/*.ipynb (nbgrader's layout) or <learner>.ipynb")
-    grade.add_argument("--course-root", type=Path,
-                       help="the course's folder, holding solutions/ (default: the current "
-                            "folder or the nearest one above it that holds solutions/)")
+    grade.add_argument("--repository", "--course-root", type=Path, dest="repository",
+                       help="the course's repository, holding solutions/ (default: the "
+                            "current folder or the nearest one above it that holds solutions/)")
     grade.add_argument("--course-dir", type=Path,
                        help="the nbgrader course folder: gradebook, graded notebooks, feedback "
-                            "(default: <course root>/.course-work/classroom)")
+                            "(default: <repository>/.course-work/classroom)")
     grade.add_argument("--spark", default="server",
                        help="server (default), local, standalone, spark://HOST:PORT or sc://HOST:PORT")
     grade.add_argument("--jobs", type=int, default=2, help="notebooks graded at once")
@@ -136,9 +136,10 @@ def parser() -> argparse.ArgumentParser:
     merge.add_argument("shards", nargs="+", type=Path, metavar="SHARD_COURSE_DIR",
                        help="each shard's --course-dir")
     merge.add_argument("--course-dir", type=Path,
-                       help="the course folder to merge into (default: "
-                            "<course root>/.course-work/classroom)")
-    merge.add_argument("--course-root", type=Path, help="as for grade")
+                       help="the nbgrader course folder to merge into (default: "
+                            "<repository>/.course-work/classroom)")
+    merge.add_argument("--repository", "--course-root", type=Path, dest="repository",
+                       help="as for grade")
     merge.add_argument("--submissions", type=Path,
                        help="the class's submissions: list those no shard has graded")
     return command
@@ -173,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         return merge(command, args)
     if args.all == bool(args.assignment):
         command.error("name one assignment or give --all")
-    course_root = _course_root(command, args)
-    solutions = course_root / "solutions"
+    repository = _repository(command, args)
+    solutions = repository / "solutions"
     assignments = sorted(p.name for p in solutions.iterdir() if p.is_dir()) \
         if args.all else [args.assignment]
     work = find_submissions(args.submissions.resolve(), assignments)
@@ -196,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         if not work:
             return 0
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
-    course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
-                           limits=limits, course_root=course_root)
+    course = GradingCourse(args.course_dir or repository / ".course-work" / "classroom",
+                           limits=limits, repository=repository)
     started = time.monotonic()
     try:
         with grading_spark(args.spark, log_dir=course.root / "spark-logs") as remote:
@@ -228,19 +229,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _course_root(command: argparse.ArgumentParser, args) -> Path:
-    course_root = args.course_root.resolve() if args.course_root else find_course_root()
-    if course_root is None or not (course_root / "solutions").is_dir():
-        command.error(f"no solutions/ folder in {args.course_root or Path.cwd()}: run the "
-                      "command in the course's folder (or below it) or give --course-root")
-    return course_root
+def _repository(command: argparse.ArgumentParser, args) -> Path:
+    repository = args.repository.resolve() if args.repository else find_repository()
+    if repository is None or not (repository / "solutions").is_dir():
+        command.error(f"no solutions/ folder in {args.repository or Path.cwd()}: run the "
+                      "command in the course's folder (or below it) or give --repository")
+    return repository
 
 
 def merge(command: argparse.ArgumentParser, args) -> int:
     """``merge``: the shards' course folders into one, its CSV export and summary table."""
-    course_root = _course_root(command, args)
-    course = GradingCourse(args.course_dir or course_root / ".course-work" / "classroom",
-                           course_root=course_root)
+    repository = _repository(command, args)
+    course = GradingCourse(args.course_dir or repository / ".course-work" / "classroom",
+                           repository=repository)
     try:
         results, notes = merge_courses(course, args.shards)
     except MergeError as error:

@@ -26,8 +26,8 @@ from .results import CellScore, NotebookGrade
 
 
 
-def find_course_root(start: Path | None = None) -> Path | None:
-    """The course's top folder, the one holding ``solutions/`` (the instructor's notebooks,
+def find_repository(start: Path | None = None) -> Path | None:
+    """The course's repository, the folder holding ``solutions/`` (the instructor's notebooks,
     which grading runs): ``start`` (the current folder by default) or the nearest folder
     above it that holds one, else the checkout this package was loaded from. None when
     neither holds one, as for a package installed from a wheel and run elsewhere."""
@@ -39,12 +39,13 @@ def find_course_root(start: Path | None = None) -> Path | None:
     return None
 
 
-#: The course's top folder (where solutions/ and exercises/ live) as seen from where this
-#: process started; the current folder when no course is found (the grading command then
-#: says so). A self-check never needs it: it runs on the package's own files.
-COURSE_ROOT = find_course_root() or Path.cwd().resolve()
+#: The course's repository (where solutions/ and exercises/ live) as seen from where this
+#: process started; the current folder when none is found (the grading command then says
+#: so). Not to be confused with a :class:`GradingCourse`, nbgrader's course folder. A
+#: self-check never needs it: it runs on the package's own files.
+REPOSITORY = find_repository() or Path.cwd().resolve()
 #: Where the grading command keeps its nbgrader course unless told otherwise.
-DEFAULT_COURSE_DIR = COURSE_ROOT / ".course-work" / "classroom"
+DEFAULT_COURSE_DIR = REPOSITORY / ".course-work" / "classroom"
 
 #: The course folder's nbgrader config: what it sets is :mod:`.nbgrader_setup`'s.
 _CONFIG = """\
@@ -68,12 +69,12 @@ class GradingCourse:
     """The nbgrader course folder grading works in: config, source, gradebook, submissions."""
 
     def __init__(self, root: Path, *, limits: GradingLimits | None = None,
-                 course_root: Path = COURSE_ROOT):
+                 repository: Path = REPOSITORY):
         """``limits``: what a notebook may take here; None keeps the course's own (a folder
         set up before, as ``merge`` finds it), or the defaults for a new one."""
         self.root = Path(root).resolve()
-        #: The instructor's notebooks: ``<course_root>/solutions/<assignment>/*.ipynb``.
-        self.solutions = Path(course_root).resolve() / "solutions"
+        #: The instructor's notebooks: ``<repository>/solutions/<assignment>/*.ipynb``.
+        self.solutions = Path(repository).resolve() / "solutions"
         self.root.mkdir(parents=True, exist_ok=True)
         self.limits = limits or read_limits(self.root)
         (self.root / LIMITS_FILE).write_text(json.dumps(dataclasses.asdict(self.limits)))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..contract import ANSWERS, GUARD_DENY, GUARD_LOG, JVM_LOG
 from ..warm_python import scripts_folder
-from .course import COURSE_ROOT, GradingCourse, file_digest, nbgrader_env
+from .course import REPOSITORY, GradingCourse, file_digest, nbgrader_env
 from .processes import kill_tree, last_error, run_watched
 from .reference import record_answers
 from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK,
@@ -58,7 +58,7 @@ class Grader:
         self.limits = course.limits
         self.env = nbgrader_env(env)
         # The solutions, the course's folder, and the scripts Spark runs as its Python.
-        self.deny = [COURSE_ROOT / "solutions", course.root, scripts_folder(), *deny]
+        self.deny = [REPOSITORY / "solutions", course.root, scripts_folder(), *deny]
         self._running: dict[str, subprocess.Popen] = {}
         self._cancelled = threading.Event()
         #: Where each notebook's nbgrader process is forked from (imports made once a run).

@@ -19,8 +19,8 @@ from tests.browser.screens import DESKTOP, PHONE, STEPPER
 
 pytestmark = pytest.mark.slow
 
-#: The course's folder (the exercise notebooks a chapter may have are in exercises/).
-COURSE_ROOT = Path(__file__).resolve().parents[2]
+#: The course's repository (the exercise notebooks a chapter may have are in exercises/).
+REPOSITORY = Path(__file__).resolve().parents[2]
 VISIBLE_STEP = ".stepper-step:visible"
 
 
@@ -123,7 +123,7 @@ def test_each_chapter_links_its_exercise_notebook_and_itself_as_a_notebook(site,
         page = seen(path).page
         links = page.locator(".exercise-download a.download")
         hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-        if (COURSE_ROOT / "exercises" / exercises / f"{exercises}.ipynb").is_file():
+        if (REPOSITORY / "exercises" / exercises / f"{exercises}.ipynb").is_file():
             assert len(hrefs) == 2, f"{path}: not two download links (exercises, chapter)"
             assert hrefs[0].endswith(f"/{exercises}.ipynb")
         else:

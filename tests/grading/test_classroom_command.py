@@ -18,7 +18,7 @@ import time
 import psutil
 import pytest
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 from autograder.grading.processes import kill_tree
 from tests.support.hostile import notebook
 from tests.support.submissions import FULL_MARKS
@@ -69,7 +69,7 @@ class Run:
     def __init__(self, tmp_path, name: str, command: list[str], **popen):
         self.log = tmp_path / f"{name}.stderr"
         with open(self.log, "w") as err:
-            self.process = subprocess.Popen(command, cwd=COURSE_ROOT, stdout=subprocess.PIPE,
+            self.process = subprocess.Popen(command, cwd=REPOSITORY, stdout=subprocess.PIPE,
                                             stderr=err, text=True, **popen)
 
     def says(self, text: str) -> bool:
@@ -161,7 +161,7 @@ def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp
     assert alive == [], [p.cmdline() for p in alive]
     kept = graded()
 
-    third = subprocess.run(command("server"), cwd=COURSE_ROOT, capture_output=True, text=True,
+    third = subprocess.run(command("server"), cwd=REPOSITORY, capture_output=True, text=True,
                            timeout=1200)
     assert third.returncode == 0, third.stderr
     assert f"{len(kept)} submission(s) already graded: kept" in third.stderr

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 from autograder.grading.cli import parser
 from autograder.grading.shards import parse_shard, shard_of, take_shard
 from tests.support.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, release_notebook,
@@ -27,7 +27,7 @@ FULL = FULL_MARKS[ASSIGNMENT]
 def classroom(*args, **popen):
     """The instructor's command, as a machine of the class runs it."""
     return subprocess.Popen([sys.executable, "-m", "autograder.classroom", *args],
-                            cwd=COURSE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **popen)
 
 

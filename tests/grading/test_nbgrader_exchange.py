@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 from autograder.grading.course import nbgrader_env
 from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook, solved_release
 
@@ -122,7 +122,7 @@ def test_release_fetch_submit_collect_and_zip_collect_then_grade_and_export(tmp_
         [sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
          "--submissions", str(submitted), "--course-dir", str(graded), "--no-feedback",
          "--spark", grading_server, *reuse],
-        cwd=COURSE_ROOT, capture_output=True, text=True, timeout=900)
+        cwd=REPOSITORY, capture_output=True, text=True, timeout=900)
     assert grading.returncode == 0, grading.stderr
     class_records.keep(ASSIGNMENT, graded)
     nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=graded, home=instructor)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 
 
 #: Each assignment's tasks and the points a right answer scores (its grade cells' points).
@@ -32,12 +32,12 @@ FULL_MARKS = {
 
 
 def solution_notebook(assignment: str) -> Path:
-    (path,) = (COURSE_ROOT / "solutions" / assignment).glob("*.ipynb")
+    (path,) = (REPOSITORY / "solutions" / assignment).glob("*.ipynb")
     return path
 
 
 def release_notebook(assignment: str) -> Path:
-    (path,) = (COURSE_ROOT / "exercises" / assignment).glob("*.ipynb")
+    (path,) = (REPOSITORY / "exercises" / assignment).glob("*.ipynb")
     return path
 
 

@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 from scripts import benchmark_tables as tables
 from scripts import records
 
@@ -34,10 +34,10 @@ def test_every_table_has_its_markers_in_its_doc():
         assert tables.BEGIN.format(name=name) in text and tables.END.format(name=name) in text, name
 
 
-@pytest.mark.parametrize("script", sorted(p.name for p in (COURSE_ROOT / "scripts").glob("benchmark_*.py")
+@pytest.mark.parametrize("script", sorted(p.name for p in (REPOSITORY / "scripts").glob("benchmark_*.py")
                                           if p.name != "benchmark_tables.py") + ["benchmark.py"])
 def test_every_benchmark_script_writes_a_record(script):
-    assert "write_record(" in (COURSE_ROOT / "scripts" / script).read_text()
+    assert "write_record(" in (REPOSITORY / "scripts" / script).read_text()
 
 
 def test_every_record_says_what_was_measured_where_and_when():

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 
 #: Every tracked Python file of the course but the notebooks' own code.
 LINTED = ["autograder", "scripts", "tests", "book/_ext", "nbgrader_config.py"]
@@ -22,7 +22,7 @@ def test_the_course_python_passes_ruff():
     # No cache: the test leaves nothing behind in the checkout.
     result = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise", *LINTED],
-        cwd=COURSE_ROOT, capture_output=True, text=True, timeout=120)
+        cwd=REPOSITORY, capture_output=True, text=True, timeout=120)
     if result.returncode != 0:
         pytest.fail(f"`ruff check {' '.join(LINTED)}` found:\n{result.stdout}{result.stderr}",
                     pytrace=False)

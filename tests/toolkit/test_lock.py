@@ -14,7 +14,7 @@ import importlib.metadata
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 
 
 def pins(path) -> dict[str, str]:
@@ -30,11 +30,11 @@ def pins(path) -> dict[str, str]:
     return found
 
 
-LOCK = pins(COURSE_ROOT / "requirements.lock")
+LOCK = pins(REPOSITORY / "requirements.lock")
 
 
 def test_the_lock_holds_every_pin_of_requirements_txt_at_its_version():
-    asked = pins(COURSE_ROOT / "requirements.txt")
+    asked = pins(REPOSITORY / "requirements.txt")
     differ = {name: (version, LOCK.get(name)) for name, version in asked.items()
               if LOCK.get(name) != version}
     assert not differ, f"requirements.txt vs requirements.lock (run `make lock`): {differ}"

@@ -36,7 +36,7 @@ from fnmatch import fnmatch
 
 import pytest
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 
 #: The tracked files the test reads (``fnmatch`` patterns; ``*`` also crosses ``/``).
 READ = [
@@ -72,7 +72,7 @@ _HEX_WORD = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
 def tracked_files() -> list[str]:
-    listed = subprocess.run(["git", "ls-files"], cwd=COURSE_ROOT, capture_output=True,
+    listed = subprocess.run(["git", "ls-files"], cwd=REPOSITORY, capture_output=True,
                             text=True, check=True).stdout.splitlines()
     return [path for path in listed
             if any(fnmatch(path, pattern) for pattern in READ) and path not in LEFT_OUT]
@@ -80,7 +80,7 @@ def tracked_files() -> list[str]:
 
 def commits() -> list[str]:
     """Every commit of the repository, sorted (none in a checkout without history)."""
-    listed = subprocess.run(["git", "rev-list", "--all"], cwd=COURSE_ROOT,
+    listed = subprocess.run(["git", "rev-list", "--all"], cwd=REPOSITORY,
                             capture_output=True, text=True)
     return sorted(listed.stdout.split())
 
@@ -97,7 +97,7 @@ def names_a_commit(word: str, known: list[str]) -> bool:
 def history_in(path: str, known_commits: list[str]) -> list[str]:
     """``path:line: what: the line`` for each line of ``path`` that reads like history."""
     try:
-        text = (COURSE_ROOT / path).read_text(encoding="utf-8")
+        text = (REPOSITORY / path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         return []   # a picture or another binary file: no prose
     found = []

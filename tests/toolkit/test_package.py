@@ -32,11 +32,11 @@ import nbformat
 import pytest
 from packaging.requirements import Requirement
 
-from autograder.grading import COURSE_ROOT
+from autograder.grading import REPOSITORY
 from tests.support.submissions import PER_BATCH, solved_release
 
-PACKAGE = COURSE_ROOT / "autograder"
-PROJECT = tomllib.loads((COURSE_ROOT / "pyproject.toml").read_text())["project"]
+PACKAGE = REPOSITORY / "autograder"
+PROJECT = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]
 
 
 def third_party_imports(folder: Path) -> set[str]:
@@ -70,7 +70,7 @@ def wheel(tmp_path_factory) -> Path:
     shutil.copytree(PACKAGE, source / "autograder",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name in ("pyproject.toml", "LICENSE"):
-        shutil.copy(COURSE_ROOT / name, source / name)
+        shutil.copy(REPOSITORY / name, source / name)
     subprocess.run([sys.executable, "-m", "build", "--outdir", str(work / "dist"), str(source)],
                    check=True, capture_output=True, timeout=300)
     (built,) = (work / "dist").glob("*.whl")
@@ -108,7 +108,7 @@ def run_in(bin_dir: Path, args: list, cwd: Path, *, extra_env: dict | None = Non
 def test_the_wheel_holds_every_module_and_every_file_the_toolkit_reads(wheel):
     with zipfile.ZipFile(wheel) as archive:
         shipped = set(archive.namelist())
-    wanted = {path.relative_to(COURSE_ROOT).as_posix() for path in PACKAGE.rglob("*")
+    wanted = {path.relative_to(REPOSITORY).as_posix() for path in PACKAGE.rglob("*")
               if path.is_file() and "__pycache__" not in path.parts}
     assert {"autograder/grading/cli.py", "autograder/known_answers.json",
             "autograder/log4j2.properties"} <= wanted
@@ -167,7 +167,7 @@ def test_the_grading_command_is_installed_under_a_name(installed, tmp_path):
     helped = run_in(installed, ["state-store-course", "grade", "--help"], tmp_path)
     assert helped.returncode == 0, helped.stderr
     assert helped.stdout.startswith("usage: state-store-course grade"), helped.stdout
-    assert "--course-root" in helped.stdout
+    assert "--repository" in helped.stdout
     # Outside a course folder, it says where it looked and what to do.
     lost = run_in(installed, ["state-store-course", "grade", "01_global_limit",
                               "--submissions", str(tmp_path)], tmp_path)
@@ -185,9 +185,9 @@ def test_the_installed_command_grades_a_notebook_in_a_course_folder(installed, t
     before any query (a notebook that solves tasks runs Spark's queries too: chapter 3's
     solution takes over a minute, one solved task about 50 s, on a busy machine)."""
     course = tmp_path / "course"
-    shutil.copytree(COURSE_ROOT / "solutions" / "03_state_store_save",
+    shutil.copytree(REPOSITORY / "solutions" / "03_state_store_save",
                     course / "solutions" / "03_state_store_save")
-    release, = (COURSE_ROOT / "exercises" / "03_state_store_save").glob("*.ipynb")
+    release, = (REPOSITORY / "exercises" / "03_state_store_save").glob("*.ipynb")
     submitted = course / "submitted" / "ada" / "03_state_store_save"
     submitted.mkdir(parents=True)
     shutil.copy(release, submitted / release.name)
