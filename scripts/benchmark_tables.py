@@ -155,8 +155,9 @@ def grading(records: list[Record]) -> str:
         # The rate a large class is planned with: the machine grades --jobs notebooks at
         # once on all its cores, so a core's share is the machine's rate over its cores.
         per_core = round(3600 / after / record["cores"], -1) if after else None
-        rows.append([chapter, number(count), number(stock), number(command), number(floor),
-                     ratio(stock, command), ratio(command, floor), number(solution),
+        seconds = [round(s) if s is not None else None for s in (stock, command, floor, solution)]
+        rows.append([chapter, number(count), *map(number, seconds[:3]),
+                     ratio(stock, command), ratio(command, floor), number(seconds[3]),
                      number(after), number(stock / count if stock else None),
                      number(int(per_core) if per_core else None),
                      number(run.get("load at the start"))])

@@ -81,7 +81,7 @@ def test_a_newer_record_of_one_chapter_replaces_that_chapter_s_row_only(tmp_path
                     if line.startswith(f"| {chapter} |"))
 
     assert row(after, "01_global_limit") == (
-        "| 01_global_limit | 10 | 500.0 | 100.0 | 80.0 | 5.0× | 1.2× | 40.0 | 6.00 | 50.0 | 300 | 0.50 |")
+        "| 01_global_limit | 10 | 500 | 100 | 80 | 5.0× | 1.2× | 40 | 6.00 | 50.0 | 300 | 0.50 |")
     assert row(after, "04_transform_with_state") == row(before, "04_transform_with_state")
     assert "grading-9999-01-01-0000.json" in after
 
