@@ -10,6 +10,11 @@ notebook (converted from its MyST source with jupytext when the build starts, in
 Sphinx copies both notebooks into the site (``_downloads/``) and rebuilds the chapter's
 page when one changes, so the links are never stale and need no edit in the chapters.
 
+A chapter links a term to the glossary as Markdown does, ``[words](glossary.md#term-<term>)``,
+so that the link also leads somewhere in JupyterLab (jupyterlab-myst resolves no ``{term}``
+role across files); :func:`glossary_terms_as_link_targets` lets Sphinx resolve those links,
+and a term the glossary does not define fails the build.
+
 It also writes each inline script of a page once (:func:`drop_repeated_scripts`), and puts
 the site's icon at its top as ``favicon.ico`` (:func:`copy_favicon_to_the_top`).
 """
@@ -67,6 +72,18 @@ def exercise_for(srcdir: str | Path, docname: str) -> str | None:
     name = match["name"].removesuffix(FURTHER)
     path = f"exercises/{name}/{name}.ipynb"
     return path if (Path(srcdir) / path).is_file() else None
+
+
+def glossary_terms_as_link_targets(app: Sphinx, doctree: nodes.document) -> None:
+    """Make each glossary term's id (``term-state-store``) a target Markdown links resolve.
+
+    MyST resolves ``[words](page.md#id)`` against the page's heading anchors only, and warns
+    about any other id; the terms a glossary defines are added to them.
+    """
+    anchors = app.env.metadata[app.env.docname].setdefault("myst_slugs", {})
+    for term in doctree.findall(nodes.term):
+        for target in term["ids"]:
+            anchors.setdefault(target, (term.line or 0, target, term.astext()))
 
 
 def add_exercise_link(app: Sphinx, doctree: nodes.document) -> None:
@@ -177,9 +194,10 @@ def setup(app: Sphinx) -> dict:
     # Sphinx collects download links on "doctree-read" at priority 500: run before it.
     app.connect("builder-inited", write_chapter_notebooks)
     app.connect("doctree-read", add_exercise_link, priority=400)
+    app.connect("doctree-read", glossary_terms_as_link_targets)
     app.connect("env-get-outdated", chapters_whose_exercise_changed)
     # after myst-nb's handler, which adds a page's widget scripts
     app.connect("html-page-context", drop_repeated_scripts, priority=900)
     app.connect("build-finished", copy_favicon_to_the_top)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 2}
+            "env_version": 3}

@@ -1,6 +1,7 @@
 """A chapter opened in the learner's JupyterLab as a notebook reads as the book does: its
-MyST roles (``{term}`micro-batches <micro-batch>```, ``{doc}`running_locally```) show as
-their words, not as raw markup, and opening and saving it leaves the file as it was.
+MyST roles (``{doc}`running_locally```) show as their words, not as raw markup, its links
+to the glossary (``[micro-batches](glossary.md#term-micro-batch)``) open the glossary, and
+opening and saving it leaves the file as it was.
 
 JupyterLab's own Markdown renderer knows no MyST roles; the ``jupyterlab-myst`` extension
 (requirements.txt) renders the notebook's Markdown cells as MyST. The chapter is opened the
@@ -37,13 +38,14 @@ def open_as_notebook(page, name: str) -> None:
     page.locator(".jp-NotebookPanel .jp-MarkdownCell").first.wait_for(timeout=120_000)
 
 
-def test_a_chapters_roles_show_as_words_and_the_file_is_unchanged(open_lab, tmp_path):
+def test_a_chapters_roles_show_as_words_its_terms_lead_to_the_glossary_and_it_is_unchanged(open_lab, tmp_path):
     book = tmp_path / "learner" / "book"      # the folder open_lab serves, beside exercises/
     book.mkdir(parents=True)
     chapter = book / CHAPTER
     shutil.copy(ROOT / "book" / CHAPTER, chapter)
+    shutil.copy(ROOT / "book" / "glossary.md", book / "glossary.md")
     committed = chapter.read_bytes()
-    assert b"{term}`micro-batches <micro-batch>`" in committed   # what should not show raw
+    assert b"[micro-batches](glossary.md#term-micro-batch)" in committed
 
     page = open_lab("learner", "lab/tree/book")
     open_as_notebook(page, CHAPTER)
@@ -55,10 +57,14 @@ def test_a_chapters_roles_show_as_words_and_the_file_is_unchanged(open_lab, tmp_
     raw = [text for text in texts if re.search(r"\{(term|doc)\}`", text)]
     assert not raw, f"MyST roles shown raw: {raw}"
     for term in ("micro-batches", "state store", "stateful operator", "output mode"):
-        assert first.locator("a", has_text=term).count() >= 1, (term, first.inner_html())
+        link = first.locator("a", has_text=term).first
+        assert link.count() == 1, (term, first.inner_html())
+        # jupyterlab-myst writes the file's URL (/files/book/glossary.md?_xsrf=...#term-...)
+        assert re.search(r"/book/glossary\.md[^#]*#term-", link.get_attribute("href") or ""), \
+            link.evaluate("a => a.outerHTML")
 
     opened = chapter.stat().st_mtime_ns
-    first.click()
+    first.click(position={"x": 2, "y": 2})              # the cell, not a link in it
     page.keyboard.press("Control+s")
     deadline = time.monotonic() + 60
     while chapter.stat().st_mtime_ns == opened:         # JupyterLab has written the file
@@ -66,3 +72,8 @@ def test_a_chapters_roles_show_as_words_and_the_file_is_unchanged(open_lab, tmp_
         page.wait_for_timeout(200)
     page.wait_for_timeout(1_000)                        # and finished writing it
     assert chapter.read_bytes() == committed, "the chapter was rewritten on save"
+
+    # A term's link opens the glossary in a tab of its own.
+    first.locator("a", has_text="state store").first.click()
+    page.locator(".lm-TabBar-tab", has_text="glossary.md").wait_for(timeout=60_000)
+
