@@ -2,9 +2,9 @@
 answers for the two workers, one Spark Connect server for the tests that grade through
 real nbgrader.
 
-The grading tests grade their classes against a loopback Connect server that each test
-process starts once (tests/support/classroom_fixtures.py), as the classroom command does:
-a kernel does not start its own Spark. ``COURSE_SHARED_GRADING_SERVER=0`` gives every
+The grading tests grade their classes against one loopback Connect server for the run
+(tests/support/classroom_fixtures.py), as the classroom command does: a kernel does not
+start its own Spark. ``COURSE_SHARED_GRADING_SERVER=0`` gives every
 graded kernel its own local Spark instead, as stock nbgrader would.
 """
 import pytest
@@ -27,20 +27,26 @@ _grading_tests_share_spark = classroom_fixtures._grading_tests_share_spark
 LONGEST_FIRST = [
     "tests/browser/test_site.py",
     "tests/grading/test_transform_with_state_grading.py",
-    "tests/grading/test_classroom_hostile.py",  # waits out two limits (sleeper, endless loop)
-    "tests/grading/test_classroom_command.py",
-    "tests/grading/test_state_store_grading.py",
-    "tests/grading/test_aggregation_planning_grading.py",
-    "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
-    "tests/grading/test_state_store_save_grading.py",
     "tests/grading/test_stream_join_grading.py",
+    "tests/grading/test_classroom_hostile.py",  # waits out two limits (sleeper, endless loop)
+    "tests/grading/test_aggregation_planning_grading.py",
+    "tests/grading/test_state_store_grading.py",
+    "tests/grading/test_classroom_command.py",
+    "tests/chapters/test_stream_join_checks.py",  # a fresh seed: Spark asked anew
+    "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
+    "tests/grading/test_classroom_shards.py",
+    "tests/grading/test_state_store_save_grading.py",
     "tests/browser/test_steppers_on_every_screen.py",
     "tests/browser/test_reading_and_keyboard.py",
-    "tests/grading/test_classroom_shards.py",
     "tests/grading/test_global_limit_grading.py",
-    "tests/toolkit/test_check_notebook.py",
     "tests/lab/test_exercises_open_unchanged.py",
+    "tests/toolkit/test_check_notebook.py",
 ]
+
+
+def pytest_sessionfinish(session):
+    """The run's grading server goes when the run does (both workers done)."""
+    classroom_fixtures.stop_the_runs_server(session.config)
 
 
 def pytest_collection_modifyitems(items):

@@ -1,11 +1,13 @@
 """Pytest fixtures that let tests share Spark's work instead of repeating it.
 
-* **One Spark Connect server per test process.** Each chapter's grading test grades a
-  small class through real nbgrader. Without a shared server every notebook starts its own
-  Spark (5-9 s each, more on a busy machine). The first grading test of a test process
-  (each pytest-xdist worker is one) starts a loopback Connect server and every grading test
-  after it grades against it (:func:`autograder.grading.autograde` reads
-  ``AUTOGRADER_SPARK_REMOTE``); the server is stopped at the end of the run.
+* **One Spark Connect server for the run.** Each chapter's grading test grades a small
+  class through real nbgrader. Without a shared server every notebook starts its own Spark
+  (5-9 s each, more on a busy machine). The first grading test of the run, in either
+  pytest-xdist worker, starts a loopback Connect server; every grading test of both workers
+  grades against it (:func:`autograder.grading.autograde` reads
+  ``AUTOGRADER_SPARK_REMOTE``), so one JVM starts, warms up and compiles Spark's code for
+  the whole run. It outlives the worker that started it and is stopped when the run ends
+  (:func:`stop_the_runs_server`, from ``pytest_sessionfinish``).
 * **One Spark run per question.** The chapters' checks, the learner corpora and the classes
   graded here draw their streams from one seed (:data:`SUITE_SEED`) and keep Spark's
   answers in one folder for both workers (``answers_shared_by_the_workers``,
@@ -25,11 +27,14 @@ already set (a server you started yourself) is used as it is.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
+import signal
 import tempfile
+import time
 from pathlib import Path
 from unittest import mock
 
@@ -40,21 +45,70 @@ from autograder.contract import SEED, SHARED_ANSWERS, SHARED_SERVER
 from autograder.grading.connect_server import ConnectServer
 
 
+#: The file in the run's folder that names the run's Connect server: its URL and process group.
+SERVER_RECORD = "grading-server.json"
+
+
 @pytest.fixture(scope="session")
 def grading_server(tmp_path_factory):
-    """The URL (``sc://127.0.0.1:PORT``) of the Connect server grading tests share; its log
-    goes to pytest's temporary folder (kept for the last few runs, like every test's)."""
+    """The URL (``sc://127.0.0.1:PORT``) of the Connect server grading tests share: the
+    run's, started by whichever worker asks first while the other waits. Its log goes to
+    the run's temporary folder (pytest keeps the last few runs)."""
     existing = os.environ.get(SHARED_SERVER)
     if existing:
         yield existing
         return
-    logs = tmp_path_factory.mktemp("grading-server")
-    with ConnectServer(log_dir=logs) as server:
-        os.environ[SHARED_SERVER] = server.url
-        try:
-            yield server.url
-        finally:
-            os.environ.pop(SHARED_SERVER, None)
+    folder = run_folder(tmp_path_factory, "grading-server")
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        url = _the_runs_server(folder)
+    os.environ[SHARED_SERVER] = url
+    try:
+        yield url
+    finally:
+        os.environ.pop(SHARED_SERVER, None)
+
+
+def _the_runs_server(folder: Path) -> str:
+    """The URL of the run's server, started now unless a worker started it before."""
+    record = folder / SERVER_RECORD
+    if record.exists():
+        known = json.loads(record.read_text())
+        if _alive(known["group"]):
+            return known["url"]
+    # A long-lived JVM for a run's grading: more sessions at once than a class's two, so
+    # a heap to match (spark-submit's default is 1 GB).
+    server = ConnectServer(log_dir=folder, extra_conf={"spark.driver.memory": "2g"}).start()
+    record.write_text(json.dumps({"url": server.url, "group": server.pid}))
+    return server.url
+
+
+def _alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def stop_the_runs_server(config) -> None:
+    """Stop the run's Connect server, if a grading test started one (the controller of an
+    xdist run calls this once both workers are done; a run without workers, at its end)."""
+    if hasattr(config, "workerinput"):
+        return  # a worker: the other may still be grading on it
+    record = config._tmp_path_factory.getbasetemp() / "grading-server" / SERVER_RECORD
+    if not record.exists():
+        return
+    group = json.loads(record.read_text())["group"]
+    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, sig)
+        deadline = time.monotonic() + wait
+        while _alive(group) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not _alive(group):
+            break
+    record.unlink()
 
 
 #: The seed every stream of the suite is drawn from: the chapters' checks, the learner
