@@ -43,9 +43,9 @@ def audit(page, axe_source: str) -> list[dict]:
 def severe_findings(page, axe_source: str) -> list[str]:
     """The serious and critical findings that are there on two audits a second apart.
 
-    The theme turns the page from "auto" to the reader's scheme in a script; on a loaded
-    machine one audit has been seen to catch the code blocks half drawn. A finding of the
-    page itself is there on both audits; one of a page still being drawn is not.
+    The theme turns the page from "auto" to the reader's scheme in a script, and on a busy
+    machine an audit can catch a page still being drawn. A finding of the page itself is
+    there on both audits; one of a page half drawn is not.
     """
     def once() -> set[str]:
         return {f"{v['impact']} {v['id']}: {v['help']} at {v['where']}"
