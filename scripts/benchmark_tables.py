@@ -92,17 +92,22 @@ def table(header: list[str], rows: list[list[str]], numeric_from: int = 1) -> st
 
 
 def source(records: list[Record]) -> str:
-    """Which records a table was made from, and on what machine."""
+    """Which records a table was made from, and on what machine: the script that wrote
+    them and the machine as each record says, not the records' dated names
+    (``git log benchmarks/records`` tells when each was measured)."""
+    scripts = sorted({Path(record["script"]).name if "script" in record
+                      else f"make {question_of(path, record)}" for path, record in records})
     lines = []
-    for path, record in records:
+    for _, record in records:
         load = record.get("load")
-        machine = f"{record.get('cores', '?')} cores" + (
+        line = f"{record.get('cores', '?')} cores" + (
             f", load {load[0]:g} when it began" if load else "")
-        line = f"`benchmarks/records/{path.name}` ({machine}"
         if record.get("source"):
-            line += "; transcribed from an earlier version of this page, not a run of the script"
-        lines.append(line + ")")
-    return "From " + "; ".join(lines) + "."
+            line += ", transcribed from an earlier version of this page, not a run of the script"
+        lines.append(line)
+    count = "record" if len(records) == 1 else f"{len(records)} records"
+    return (f"From the newest {count} of {', '.join(f'`{name}`' for name in scripts)} in "
+            f"`benchmarks/records/` ({'; '.join(lines)}).")
 
 
 # --- one renderer per question ---------------------------------------------------------
