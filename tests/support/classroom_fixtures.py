@@ -27,14 +27,11 @@ already set (a server you started yourself) is used as it is.
 """
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import shutil
-import signal
 import tempfile
-import time
 from pathlib import Path
 from unittest import mock
 
@@ -43,9 +40,10 @@ import pytest
 from autograder import grading
 from autograder.contract import SEED, SHARED_ANSWERS, SHARED_SERVER
 from autograder.grading.connect_server import ConnectServer
+from autograder.grading.processes import kill_tree
 
 
-#: The file in the run's folder that names the run's Connect server: its URL and process group.
+#: The file in the run's folder that names the run's Connect server: its URL and process id.
 SERVER_RECORD = "grading-server.json"
 
 
@@ -74,18 +72,18 @@ def _the_runs_server(folder: Path) -> str:
     record = folder / SERVER_RECORD
     if record.exists():
         known = json.loads(record.read_text())
-        if _alive(known["group"]):
+        if _alive(known["pid"]):
             return known["url"]
     # A long-lived JVM for a run's grading: more sessions at once than a class's two, so
     # a heap to match (spark-submit's default is 1 GB).
     server = ConnectServer(log_dir=folder, extra_conf={"spark.driver.memory": "2g"}).start()
-    record.write_text(json.dumps({"url": server.url, "group": server.pid}))
+    record.write_text(json.dumps({"url": server.url, "pid": server.pid}))
     return server.url
 
 
-def _alive(group: int) -> bool:
+def _alive(pid: int) -> bool:
     try:
-        os.killpg(group, 0)
+        os.kill(pid, 0)
     except (ProcessLookupError, PermissionError):
         return False
     return True
@@ -99,15 +97,7 @@ def stop_the_runs_server(config) -> None:
     record = config._tmp_path_factory.getbasetemp() / "grading-server" / SERVER_RECORD
     if not record.exists():
         return
-    group = json.loads(record.read_text())["group"]
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, sig)
-        deadline = time.monotonic() + wait
-        while _alive(group) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        if not _alive(group):
-            break
+    kill_tree(json.loads(record.read_text())["pid"])  # the server and its Python workers
     record.unlink()
 
 
