@@ -20,6 +20,7 @@ and a maintainer finds one concern per module:
 ``verdict``            after the run: which tasks a cheat touched, cells out of time
 ``spark``              the Spark of a run (a Connect server) and each notebook's session
 ``connect_server``     starting Spark Connect servers and standalone clusters
+``hidden_folders``     what those servers cannot see: the solutions, the tests, the history
 ``results``            what grading a notebook ends with; the summary table
 ``shards``             one class on several machines: ``--shard K/N``, ``merge``
 ``cli``                the command line

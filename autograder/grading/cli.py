@@ -201,9 +201,13 @@ def main(argv: list[str] | None = None) -> int:
                            limits=limits, repository=repository)
     started = time.monotonic()
     try:
-        with grading_spark(args.spark, log_dir=course.root / "spark-logs") as remote:
+        with grading_spark(args.spark, log_dir=course.root / "spark-logs",
+                           hide=[*course.closed_folders(), args.submissions.resolve()]) as remote:
             if remote:
                 print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
+            if remote and remote.not_hidden:
+                print(f"the Connect server's Spark can read the solutions: {remote.not_hidden}",
+                      file=sys.stderr)
             results = grade_class(course, work, remote=remote, jobs=args.jobs,
                                   force=args.force, deny=[args.submissions.resolve(), solutions],
                                   progress=Progress(),

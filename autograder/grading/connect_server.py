@@ -28,11 +28,13 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Iterable
 
 import pyspark
 
 from ..session import COURSE_CONF, LOCAL_MASTER, driver_java_options
 from ..warm_python import worker_python
+from .hidden_folders import hiding
 
 #: The pip package of PySpark is a complete Spark distribution (bin/, sbin/, jars/).
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
@@ -132,8 +134,12 @@ class ConnectServer:
 
     def __init__(self, master: str = LOCAL_MASTER, *, port: int | None = None,
                  log_dir: Path | None = None, start_timeout: float = 120.0,
-                 extra_conf: dict[str, str] | None = None):
+                 extra_conf: dict[str, str] | None = None, hide: Iterable[Path] = ()):
         self.master = master
+        #: Folders the server's Spark cannot see (:mod:`.hidden_folders`), and, after
+        #: :meth:`start`, why they are not hidden on this machine (None: they are).
+        self.hide = list(hide)
+        self.not_hidden: str | None = None
         self.port = port or free_port()
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="spark-connect-"))
         self.start_timeout = start_timeout
@@ -175,7 +181,8 @@ class ConnectServer:
         return command + ["spark-internal"]
 
     def start(self) -> "ConnectServer":
-        self._process = _Process("Spark Connect server", self.command(),
+        command, self.not_hidden = hiding(self.command(), self.hide)
+        self._process = _Process("Spark Connect server", command,
                                  self.log_dir / "connect-server.log", spark_env())
         try:
             self._process.wait_for_port(self.port, self.start_timeout)
@@ -215,12 +222,16 @@ class StandaloneCluster:
     """A Spark standalone master and one worker on loopback (``spark://127.0.0.1:PORT``)."""
 
     def __init__(self, *, cores: int = 2, memory: str = "2g", log_dir: Path | None = None,
-                 start_timeout: float = 60.0):
+                 start_timeout: float = 60.0, hide: Iterable[Path] = ()):
         self.port, self.worker_port = free_port(), free_port()
         self.cores, self.memory = cores, memory
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="spark-standalone-"))
         self.start_timeout = start_timeout
         self._processes: list[_Process] = []
+        #: Folders its executors cannot see, as for :class:`ConnectServer` (they read the
+        #: files a learner's query names), and why not, on a machine where they can.
+        self.hide = list(hide)
+        self.not_hidden: str | None = None
 
     @property
     def url(self) -> str:
@@ -236,11 +247,12 @@ class StandaloneCluster:
                 self.log_dir / "master.log", env)
             self._processes.append(master)
             master.wait_for_port(self.port, self.start_timeout)
-            worker = _Process("standalone worker", [
+            command, self.not_hidden = hiding([
                 spark_class, "org.apache.spark.deploy.worker.Worker", self.url,
                 "--host", "127.0.0.1", "--port", str(self.worker_port),
                 "--webui-port", str(free_port()), "--cores", str(self.cores),
-                "--memory", self.memory], self.log_dir / "worker.log", env)
+                "--memory", self.memory], self.hide)
+            worker = _Process("standalone worker", command, self.log_dir / "worker.log", env)
             self._processes.append(worker)
             worker.wait_for_port(self.worker_port, self.start_timeout)
             self._wait_for_registration()

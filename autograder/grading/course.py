@@ -114,6 +114,15 @@ class GradingCourse:
         """Where a graded submission is written down (what makes a run resumable)."""
         return self.root / "grading" / assignment / f"{student}.json"
 
+    def closed_folders(self) -> list[Path]:
+        """The course's folders a learner's Spark must not read, made now if need be: the
+        solutions as nbgrader keeps them (``source/``) and the class's notebooks
+        (``submitted/``)."""
+        folders = [self.root / "source", self.root / "submitted"]
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
+        return folders
+
     def answers_folder(self, assignment: str) -> Path:
         """Where a run keeps its seed and Spark's answers (:mod:`autograder.grading.reference`)."""
         return self.root / "spark-answers" / assignment

@@ -120,7 +120,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *,
         root = Path(workdir or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
         course = GradingCourse(root, limits=limits or GradingLimits())
-        remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs"))
+        remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs",
+                                                   hide=course.closed_folders()))
         results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
                               jobs=jobs, env=env, force=True,
                               class_answers=class_answers,

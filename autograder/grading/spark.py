@@ -6,6 +6,7 @@ import socket
 import threading
 import uuid
 from pathlib import Path
+from typing import Iterable
 from urllib.parse import urlparse
 
 
@@ -23,6 +24,12 @@ class GradingSpark:
         self._url, self.server = url, server
         self.generation = 0
         self._lock = threading.Lock()
+
+    @property
+    def not_hidden(self) -> str | None:
+        """Why the server this run started sees the folders it should not (None: it does
+        not, or the server is somebody else's)."""
+        return getattr(self.server, "not_hidden", None)
 
     @property
     def url(self) -> str:
@@ -53,9 +60,13 @@ class GradingSpark:
 
 
 @contextlib.contextmanager
-def grading_spark(spark: str | None, log_dir: Path | None = None):
+def grading_spark(spark: str | None, log_dir: Path | None = None, hide: Iterable[Path] = ()):
     """Yield the :class:`GradingSpark` to grade against (or None for a local Spark per
     notebook).
+
+    A server started here cannot see the repository's solutions, tests and history, nor
+    the folders in ``hide`` (:mod:`.hidden_folders`); ``GradingSpark.not_hidden`` says why
+    not, on a machine where it can.
 
     ``spark`` is ``"server"`` (start a loopback Connect server, ``local[2]``), ``"local"``
     (no server: each kernel starts its own Spark, like stock nbgrader), ``"standalone"``
@@ -64,18 +75,21 @@ def grading_spark(spark: str | None, log_dir: Path | None = None):
     Whatever is started here is stopped on the way out, on errors and Ctrl-C included.
     """
     from .connect_server import ConnectServer, StandaloneCluster
+    from .hidden_folders import repository_secrets
 
+    hidden = [*repository_secrets(), *hide]
     if spark in (None, "local"):
         yield None
     elif spark.startswith("sc://"):
         yield GradingSpark(spark)
     elif spark == "server" or spark.startswith("spark://") or spark.startswith("local"):
         master = "local[2]" if spark == "server" else spark
-        with ConnectServer(master, log_dir=log_dir) as server:
+        with ConnectServer(master, log_dir=log_dir, hide=hidden) as server:
             yield GradingSpark(server.url, server)
     elif spark == "standalone":
-        with StandaloneCluster(log_dir=log_dir) as cluster, \
-                ConnectServer(cluster.url, log_dir=log_dir) as server:
+        with StandaloneCluster(log_dir=log_dir, hide=hidden) as cluster, \
+                ConnectServer(cluster.url, log_dir=log_dir, hide=hidden) as server:
+            server.not_hidden = server.not_hidden or cluster.not_hidden
             yield GradingSpark(server.url, server)
     else:
         raise ValueError(f"unknown Spark for grading: {spark!r}")

@@ -40,6 +40,7 @@ import pytest
 from autograder import grading
 from autograder.contract import SEED, SHARED_ANSWERS, SHARED_SERVER
 from autograder.grading.connect_server import ConnectServer
+from autograder.grading.hidden_folders import repository_secrets
 from autograder.grading.processes import kill_tree
 
 
@@ -76,7 +77,10 @@ def _the_runs_server(folder: Path) -> str:
             return known["url"]
     # A long-lived JVM for a run's grading: more sessions at once than a class's two, so
     # a heap to match (spark-submit's default is 1 GB).
-    server = ConnectServer(log_dir=folder, extra_conf={"spark.driver.memory": "2g"}).start()
+    # It hides the repository's solutions, tests and history from learners' Spark, as the
+    # grading command's server does (the courses of the tests come and go: not theirs).
+    server = ConnectServer(log_dir=folder, extra_conf={"spark.driver.memory": "2g"},
+                           hide=repository_secrets()).start()
     record.write_text(json.dumps({"url": server.url, "pid": server.pid}))
     return server.url
 
