@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env lock bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers mutation
+.PHONY: book test test-hostile env lock bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers mutation mutation-on-spark
 
 env: $(STAMP)
 
@@ -75,6 +75,12 @@ known-answers: env
 # those answers again (it runs Spark). Options: MUTATION_OPTIONS="--task 01_global_limit/predict_state".
 mutation: env
 	$(BIN)/python scripts/mutation_testing.py $(MUTATION_OPTIONS)
+
+# The same for the tasks Spark runs (queries, processors, readers of a checkpoint): each mutant
+# judged with one Spark session, about 10 minutes in all; writes
+# benchmarks/records/mutation-on-spark-<date>.json. One task: MUTATION_OPTIONS="--task NAME".
+mutation-on-spark: env
+	$(BIN)/python scripts/mutation_testing.py --on-spark $(MUTATION_OPTIONS)
 
 lab-instructor: env
 	$(BIN)/python scripts/lab.py instructor $(LAB_OPTIONS)

@@ -173,6 +173,21 @@ def grading(records: list[Record]) -> str:
             + "\n\n" + source(unique(used.values())))
 
 
+def grading_beside(records: list[Record]) -> str:
+    """A class graded by the command as it is and as it was at an older commit."""
+    used = newest_by_part(records)
+    rows = []
+    for chapter, (_, record) in used.items():
+        run = record["numbers"][chapter]
+        now, before = run["the command"], run["the older command"]
+        rows.append([chapter, number(run["notebooks"]), number(round(now)), number(round(before)),
+                     ratio(now, before), number(run.get("load at the start"))])
+    return (table(["chapter", "notebooks", "the command s", "the older command s",
+                   "now / before", "load at the start"], rows)
+            + "\n\n" + source(unique(used.values()))
+            + " The older commit of each row is in its record (`older commit`).")
+
+
 def micro_batches(records: list[Record]) -> str:
     path, record = newest(records)
     rows = [[chapter, number(c["queries"]), number(c["micro-batches"]),
@@ -248,6 +263,21 @@ def mutation(records: list[Record]) -> str:
     return mutation_table(record) + "\n\n" + source([(path, record)])
 
 
+def mutation_on_spark(records: list[Record]) -> str:
+    """One row per task Spark runs, from the newest record that measured it."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from mutation_testing import SPARK_TASKS
+    from mutation_testing import table as mutation_table
+
+    newest_for: dict[str, Record] = {}
+    for path, record in records:  # oldest first
+        for task in record["tasks"]:
+            newest_for[task] = (path, record)
+    tasks = {task.name: newest_for[task.name][1]["tasks"][task.name]
+             for task in SPARK_TASKS if task.name in newest_for}
+    return mutation_table({"tasks": tasks}) + "\n\n" + source(unique(newest_for.values()))
+
+
 def grading_quality(records: list[Record]) -> str:
     used = newest_by_part(records)
     rows, differing = [], 0
@@ -291,12 +321,14 @@ TABLES: dict[str, tuple[Path, Callable[[list[Record]], str]]] = {
     "book": (BENCHMARKS, book),
     "page-weight": (BENCHMARKS, page_weight),
     "grading": (BENCHMARKS, grading),
+    "grading-beside": (BENCHMARKS, grading_beside),
     "micro-batches": (BENCHMARKS, micro_batches),
     "nbgrader-start": (BENCHMARKS, nbgrader_start),
     "warm-python": (BENCHMARKS, warm_python),
     "test-suite": (BENCHMARKS, test_suite),
     "grading-quality": (QUALITY, grading_quality),
     "mutation": (QUALITY, mutation),
+    "mutation-on-spark": (QUALITY, mutation_on_spark),
 }
 
 

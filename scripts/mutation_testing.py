@@ -4,8 +4,8 @@
 
 A check's **fixed cases** (a label that says "(a fixed stream") run on every seed, so a
 wrong answer they catch is caught whatever the seed draws. This script measures them with
-mutation testing, for the tasks whose learner code is a plain Python function (no Spark runs
-it): each task's reference solution (the cell of that ``grade_id`` in ``solutions/``) is
+mutation testing. For the tasks whose learner code is a plain Python function (no Spark runs
+it), each task's reference solution (the cell of that ``grade_id`` in ``solutions/``) is
 written into a throwaway project as a module, with a pytest test that runs the task's check
 **on its fixed cases only** against Spark's recorded answers
 (``tests/support/fixed_answers.json``, written by ``scripts/record_fixed_answers.py``: no
@@ -24,7 +24,15 @@ the score (killed / mutants). It also judges every mutant in this process, as
 ``tests/grading/test_fixed_cases_kill_every_mutant.py`` does in CI, and records where the
 two verdicts differ (they should not).
 
-The functions below are shared with that test and with ``scripts/record_fixed_answers.py``.
+With ``--on-spark`` it measures the tasks Spark runs instead (a query, a processor, a reader
+of a checkpoint: :data:`SPARK_TASKS`): the same mutants, made with mutmut's own code, each
+judged in this process on the fixed cases with one Spark session (mutmut's runner would
+start Spark for every mutant), Spark's answers to the cases asked once. Its record,
+``benchmarks/records/mutation-on-spark-<date>.json``, also holds digests of the solution,
+the fixed cases and the check it measured, so that
+``tests/grading/test_mutants_on_spark_are_listed.py`` can tell when it is stale.
+
+The functions below are shared with those tests and with ``scripts/record_fixed_answers.py``.
 """
 from __future__ import annotations
 
@@ -71,11 +79,15 @@ CASE_SECONDS = 10
 
 @dataclass(frozen=True)
 class Task:
-    """A task whose learner code is a plain function: where its solution is, what checks it.
+    """A task: where its solution is, and what checks it.
 
-    ``cells``: the solution cells written into the module, by grade_id, each with the
-    top-level functions left out of it (a task that calls a function another task's cell
-    defines gets that cell, without the other task's own function).
+    ``function``: the name the solution cell defines and the check is handed (a function,
+    or chapter 4's processor class). ``cells``: the solution cells written into the module,
+    by grade_id, each with the top-level functions left out of it (a task that calls a
+    function another task's cell defines gets that cell, without the other task's own
+    function). ``on_spark``: the check runs the learner's code in Spark (a query, a
+    processor, a reader of a checkpoint), so the module starts with the notebook's setup
+    cell, and its mutants are judged with a Spark session (:func:`spark_verdicts`).
     """
 
     name: str
@@ -83,16 +95,18 @@ class Task:
     function: str
     check: str
     cells: tuple[tuple[str, tuple[str, ...]], ...]
+    on_spark: bool = False
 
     @property
     def chapter(self) -> str:
         return self.check.rsplit(".", 2)[1]
 
 
-def _task(assignment, grade_id, check, cells=None) -> Task:
-    """A task named ``<assignment>/<grade_id>``; its function is named as its cell is."""
-    return Task(f"{assignment}/{grade_id}", assignment, grade_id, check,
-                cells or ((grade_id, ()),))
+def _task(assignment, grade_id, check, cells=None, function=None, on_spark=False) -> Task:
+    """A task named ``<assignment>/<grade_id>``; its function is named as its cell is
+    unless ``function`` says otherwise."""
+    return Task(f"{assignment}/{grade_id}", assignment, function or grade_id, check,
+                cells or ((grade_id, ()),), on_spark)
 
 
 #: The tasks measured: every task whose learner code is a plain Python function. Chapter 3's
@@ -120,7 +134,38 @@ TASKS = (
           "autograder.stream_join_checks.check_predicted_unmatched"),
     _task("06_stream_stream_join", "accepted", "autograder.stream_join_checks.check_accepted"),
 )
-TASKS_BY_NAME = {task.name: task for task in TASKS}
+
+#: The tasks whose learner code Spark runs, or reads what Spark wrote: queries, chapter 4's
+#: processors, readers of a checkpoint. mutmut's runner would start Spark for every mutant,
+#: so these are judged here only, in one process with one Spark session
+#: (:func:`spark_verdicts`), on the fixed cases, Spark's answers to them asked once.
+SPARK_TASKS = (
+    _task("01_global_limit", "emitted_so_far", "autograder.global_limit.check_counter_reader",
+          on_spark=True),
+    _task("01_global_limit", "first_clicks", "autograder.global_limit.check_first_clicks",
+          on_spark=True),
+    _task("02_aggregation_planning", "aggregate_modes",
+          "autograder.aggregation_planning.check_aggregate_modes", on_spark=True),
+    _task("02_aggregation_planning", "sessions", "autograder.aggregation_planning.check_sessions",
+          on_spark=True),
+    _task("04_transform_with_state", "session_tracker",
+          "autograder.transform_with_state.check_session_tracker", function="SessionTracker",
+          on_spark=True),
+    _task("04_transform_with_state", "ttl_dedup", "autograder.transform_with_state.check_ttl_dedup",
+          function="TtlDedup", on_spark=True),
+    _task("04_transform_with_state", "starting_counts",
+          "autograder.transform_with_state.check_starting_counts", function="StartingCounts",
+          on_spark=True),
+    _task("04_transform_with_state", "first_n", "autograder.transform_with_state.check_first_n",
+          function="FirstN", on_spark=True),
+    _task("05_state_store", "counts_at", "autograder.state_store_files.check_state_reader",
+          on_spark=True),
+    _task("05_state_store", "runs_again", "autograder.state_store_files.check_restart_reader",
+          on_spark=True),
+    _task("06_stream_stream_join", "rows_per_key",
+          "autograder.stream_join_checks.check_rows_per_key", on_spark=True),
+)
+TASKS_BY_NAME = {task.name: task for task in TASKS + SPARK_TASKS}
 
 
 # -- the reference solution ---------------------------------------------------------------------
@@ -149,10 +194,20 @@ def _without_functions(source: str, names: tuple[str, ...]) -> str:
     return "\n".join(lines).strip("\n")
 
 
+def _setup(assignment: str) -> str:
+    """The notebook's setup cell (its imports and ``spark``), without what only a reader
+    needs (chapter 4 warms Spark up in the background while the learner reads)."""
+    return "\n".join(line for line in solution_cell(assignment, "setup").splitlines()
+                     if "warm_up_in_background" not in line and not line.lstrip().startswith("#"))
+
+
 def reference_source(task: Task) -> str:
-    """The module a task's reference solution is written into."""
+    """The module a task's reference solution is written into (after its notebook's setup
+    cell, for a task Spark runs: mutmut changes code inside functions only)."""
     parts = [_without_functions(solution_cell(task.assignment, grade_id), drop)
              for grade_id, drop in task.cells]
+    if task.on_spark:
+        parts.insert(0, _setup(task.assignment))
     return "\n\n\n".join(part.strip("\n") for part in parts) + "\n"
 
 
@@ -353,6 +408,26 @@ def in_process(task: Task) -> dict[str, tuple[str, str, tuple[str, ...]]]:
     return found
 
 
+def spark_verdicts(task: Task, progress: Callable[[str], None] = lambda line: None
+                   ) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Every mutant of a task Spark runs, judged in this process on the fixed cases with the
+    course's Spark session: name -> (verdict, why, diff). The reference runs first (it must
+    pass, and Spark's answers for the cases are asked then, once for all the mutants); a
+    mutant's query that never ends is stopped by the check's own time limit."""
+    cases = fixed_cases(check_of(task))
+    reference = reference_source(task)
+    outcome, why = run_mutant(task, reference, cases, seconds=None)
+    if outcome != "survived":
+        raise RuntimeError(f"the solution of {task.name} fails its fixed cases: {why}")
+    found = {}
+    for mutant in make_mutants(reference):
+        started = time.monotonic()
+        outcome, why = run_mutant(task, mutant.source, cases, seconds=None)
+        found[mutant.name] = (outcome, why, mutant.diff)
+        progress(f"  {mutant.name}: {outcome} ({time.monotonic() - started:.1f} s)")
+    return found
+
+
 # -- mutmut, in a throwaway project -----------------------------------------------------------------
 PYPROJECT = """\
 [tool.mutmut]
@@ -489,6 +564,79 @@ def measure(tasks: list[Task], children: int, keep: Path | None) -> dict:
     return record
 
 
+def what_was_mutated(task: Task) -> dict[str, str]:
+    """Digests of what a task's mutants and their verdicts depend on: the reference's module,
+    the fixed cases, and the check's module (its asking and judging). A record whose digests
+    differ from today's measured another solution or another check."""
+    import hashlib
+    import importlib
+
+    from autograder.asking import cases_digest
+
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    module = importlib.import_module(task.check.rsplit(".", 1)[0])
+    return {"reference": digest(reference_source(task)),
+            "fixed cases": cases_digest(fixed_cases(check_of(task))),
+            "check module": digest(Path(module.__file__).read_text())}
+
+
+def _quiet_pyspark() -> None:
+    """PySpark logs every analysis error a mutant's query raises (its DataFrame query
+    context) on stderr; the check turns each into a lesson, which is what counts here."""
+    from pyspark.logger import PySparkLogger
+
+    PySparkLogger.getLogger("DataFrameQueryContextLogger").disabled = True
+
+
+def measure_on_spark(tasks: list[Task]) -> dict:
+    """The record of the tasks Spark runs: each mutant judged in this process
+    (:func:`spark_verdicts`), in the form of :func:`measure`'s record."""
+    equivalent, missing = listed_mutants("equivalent"), listed_mutants("missing")
+    record: dict[str, Any] = {"question": "mutation-on-spark", "script": "scripts/mutation_testing.py",
+                              "commit": _commit(),
+                              "date": dt.datetime.now().isoformat(timespec="seconds"),
+                              "mutmut": _version("mutmut"), **_machine(), "tasks": {}}
+    _quiet_pyspark()
+    started = time.monotonic()
+    for task in tasks:
+        task_started = time.monotonic()
+        found = spark_verdicts(task, progress=lambda line: print(line, flush=True))
+        survivors = []
+        for name, (outcome, _, diff) in sorted(found.items(), key=lambda item: _number(item[0])):
+            if outcome != "survived":
+                continue
+            entry = {"mutant": name, "status": outcome, "diff": list(diff)}
+            if diff in equivalent.get(task.name, {}):
+                entry["equivalent"] = equivalent[task.name][diff]["why"]
+            elif diff in missing.get(task.name, {}):
+                entry["missing case"] = missing[task.name][diff]["case"]
+            survivors.append(entry)
+        killed = len(found) - len(survivors)
+        equivalents = sum("equivalent" in entry for entry in survivors)
+        seconds = round(time.monotonic() - task_started, 1)
+        record["tasks"][task.name] = {
+            "check": task.check, "function": task.function,
+            "cells": ["setup"] + [grade_id for grade_id, _ in task.cells],
+            "fixed cases": len(fixed_cases(check_of(task))),
+            "digests": what_was_mutated(task),
+            "mutants": len(found), "killed": killed, "survived": len(survivors),
+            "equivalent": equivalents, "missing cases": len(survivors) - equivalents,
+            "score": round(killed / len(found), 3) if found else None,
+            "seconds": seconds, "survivors": survivors,
+            "killed by an error of the check, not a lesson": sorted(
+                name for name, (outcome, _, _) in found.items() if outcome == "error"),
+            "killed by a timeout": sorted(
+                name for name, (outcome, _, _) in found.items() if outcome == "timeout"),
+        }
+        print(f"{task.name}: {killed}/{len(found)} killed, {len(survivors)} survived "
+              f"({equivalents} equivalent), {seconds} s", flush=True)
+    record["seconds"] = round(time.monotonic() - started, 1)
+    record["load after"] = _machine()["load"]
+    return record
+
+
 def _number(name: str) -> tuple[str, int]:
     function, _, number = name.rpartition("_")
     return function, int(number) if number.isdigit() else 0
@@ -502,6 +650,19 @@ def _version(package: str) -> str:
 
 def newest_record() -> Path:
     return max(RECORDS.glob("mutation-*.json"), key=lambda path: path.name)
+
+
+def newest_on_spark(records: Path = RECORDS) -> dict[str, tuple[Path, dict]]:
+    """Each task Spark runs, with the newest record of ``--on-spark`` that measured it
+    (a run may measure a few tasks only): task name -> (record's path, record)."""
+    found: dict[str, tuple[Path, dict]] = {}
+    paths = sorted(records.glob("mutation-on-spark-*.json"),
+                   key=lambda path: json.loads(path.read_text())["date"])
+    for path in paths:
+        record = json.loads(path.read_text())
+        for name in record["tasks"]:
+            found[name] = (path, record)
+    return {task.name: found[task.name] for task in SPARK_TASKS if task.name in found}
 
 
 def table(record: dict) -> str:
@@ -522,6 +683,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--task", action="append", choices=sorted(TASKS_BY_NAME),
                         help="measure this task only (may be given again)")
+    parser.add_argument("--on-spark", action="store_true",
+                        help="the tasks Spark runs (judged here, with a Spark session), "
+                             "not the plain-function ones (mutmut)")
     parser.add_argument("--children", type=int, default=os.cpu_count() or 2,
                         help="mutants mutmut runs at once (default: the cores)")
     parser.add_argument("--keep", type=Path, help="build the projects here and keep them")
@@ -533,9 +697,19 @@ def main() -> None:
     if args.table:
         print(table(json.loads(newest_record().read_text())))
         return
-    tasks = [TASKS_BY_NAME[name] for name in args.task] if args.task else list(TASKS)
-    record = measure(tasks, args.children, args.keep)
-    output = args.output or RECORDS / f"mutation-{dt.date.today().isoformat()}.json"
+    kind = SPARK_TASKS if args.on_spark else TASKS
+    tasks = [TASKS_BY_NAME[name] for name in args.task if TASKS_BY_NAME[name] in kind] \
+        if args.task else list(kind)
+    if not tasks:
+        parser.error("no task of that kind: --on-spark measures " +
+                     ", ".join(task.name for task in SPARK_TASKS))
+    if args.on_spark:
+        record = measure_on_spark(tasks)
+        name = f"mutation-on-spark-{dt.datetime.now():%Y-%m-%d-%H%M}.json"
+    else:
+        record = measure(tasks, args.children, args.keep)
+        name = f"mutation-{dt.date.today().isoformat()}.json"
+    output = args.output or RECORDS / name
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     shown = output.relative_to(ROOT) if output.is_relative_to(ROOT) else output
