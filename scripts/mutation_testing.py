@@ -665,6 +665,25 @@ def newest_on_spark(records: Path = RECORDS) -> dict[str, tuple[Path, dict]]:
     return {task.name: found[task.name] for task in SPARK_TASKS if task.name in found}
 
 
+def as_listed(name: str, measured: dict) -> dict:
+    """A task's measurement with its survivors named as ``tests/mutation/equivalent.json``
+    names them now (equivalent, or a missing case): the record keeps what survived, the
+    list why."""
+    equivalent, missing = listed_mutants("equivalent"), listed_mutants("missing")
+    survivors = []
+    for entry in measured["survivors"]:
+        entry = {key: value for key, value in entry.items()
+                 if key not in ("equivalent", "missing case")}
+        diff = tuple(entry["diff"])
+        if diff in equivalent.get(name, {}):
+            entry["equivalent"] = equivalent[name][diff]["why"]
+        elif diff in missing.get(name, {}):
+            entry["missing case"] = missing[name][diff]["case"]
+        survivors.append(entry)
+    return {**measured, "survivors": survivors,
+            "equivalent": sum("equivalent" in entry for entry in survivors)}
+
+
 def table(record: dict) -> str:
     """The record as docs/grading-quality.md shows it: one row per task."""
     rows = ["| task | mutants | killed | equivalent | missing cases |",
