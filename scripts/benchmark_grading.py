@@ -11,6 +11,11 @@
 
     python scripts/benchmark_grading.py --count 30 --jobs 2 [--assignment 04_transform_with_state]
 
+With ``--beside COMMIT`` it measures another question: the command as it is and the command
+as it was at ``COMMIT`` (a git worktree of it, its own ``autograder`` and ``solutions/``, the
+same Python packages), grading the same class one after the other: is a class graded no
+slower than before a change? That record's question is ``grading-beside``.
+
 Each assignment's class is generated: its solution, its untouched release, then the
 misconceptions of the learner corpus (``tests/support/learners``), in turn. One table per
 assignment. Numbers depend on the machine and on what else runs on it.
@@ -79,13 +84,16 @@ def make_class(assignment: str, folder: Path, count: int) -> dict[str, Path]:
     return class_
 
 
-def env() -> dict[str, str]:
+def env(repository: Path = ROOT) -> dict[str, str]:
     # Spark's Python as the course's session sets it (autograder.warm_python), for stock
     # nbgrader's kernels as for the command's: what is compared is how nbgrader is run.
     run_env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": worker_python()}
     run_env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{run_env['PATH']}"
     run_env.pop("SPARK_REMOTE", None)
     run_env.pop("AUTOGRADER_SPARK_REMOTE", None)
+    if repository != ROOT:  # another commit's autograder, before the installed one
+        run_env["PYTHONPATH"] = str(repository)
+        run_env.pop("PYSPARK_PYTHON")  # that commit's own Spark Python, as its course sets it
     return run_env
 
 
@@ -108,13 +116,14 @@ def stock(assignment: str, submissions: Path, work: Path) -> float:
 
 
 def command(assignment: str, submissions: Path, work: Path, jobs: int,
-            spark: str = "server") -> float:
-    course_dir = work / f"command{jobs}-{spark}"
+            spark: str = "server", repository: Path = ROOT) -> float:
+    course_dir = work / f"command{jobs}-{spark}-{repository.name}"
     start = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "autograder.classroom", "grade", assignment,
                            "--submissions", str(submissions), "--course-dir", str(course_dir),
                            "--jobs", str(jobs), "--spark", spark, "--force", "--no-feedback"],
-                          env=env(), check=True, capture_output=True, text=True, cwd=ROOT)
+                          env=env(repository), check=True, capture_output=True, text=True,
+                          cwd=repository)
     seconds = time.monotonic() - start
     for line in done.stderr.splitlines():
         if line.startswith(assignment):  # the seed, and how long the solution run took
@@ -210,6 +219,43 @@ def benchmark(assignment: str, work: Path, args) -> dict[str, float]:
     return results
 
 
+@contextlib.contextmanager
+def worktree(commit: str):
+    """A checkout of ``commit`` in a temporary folder (``git worktree``), removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="grading-beside-")) / "older"
+    subprocess.run(["git", "worktree", "add", "--detach", str(folder), commit], cwd=ROOT,
+                   check=True, capture_output=True)
+    try:
+        yield folder
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT,
+                       capture_output=True)
+        shutil.rmtree(folder.parent, ignore_errors=True)
+
+
+def beside(args) -> None:
+    """The command as it is and as it was at ``args.beside``, on the same class, one after
+    the other; a record of question ``grading-beside``."""
+    older = subprocess.run(["git", "rev-parse", args.beside], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.strip()
+    load, numbers = machine()["load"], {}
+    with worktree(older) as repository:
+        for assignment in args.assignment:
+            with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
+                make_class(assignment, Path(tmp) / "submitted", args.count)
+                print(f"\n## {args.count} submissions of {assignment}; load average "
+                      f"{os.getloadavg()[0]:.1f}", flush=True)
+                run = {"notebooks": args.count, "load at the start": round(os.getloadavg()[0], 2)}
+                for name, checkout in (("the command", ROOT), ("the older command", repository)):
+                    seconds = command(assignment, Path(tmp) / "submitted", Path(tmp),
+                                      args.jobs[0], args.spark[0], checkout)
+                    run[name] = round(seconds, 1)
+                    print(f"{name}: {seconds:.0f} s", flush=True)
+            run["older commit"] = older
+            numbers[assignment] = run
+    write_record("grading-beside", numbers, load=load)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--assignment", nargs="+", choices=sorted(CHAPTERS),
@@ -221,9 +267,15 @@ def main() -> None:
     parser.add_argument("--only", nargs="+", choices=["command", "floor", "stock"],
                         default=["command", "floor", "stock"],
                         help="measure only these (e.g. in separate runs on a busy machine)")
+    parser.add_argument("--beside", metavar="COMMIT",
+                        help="grade each class with the command as it is and as it was at "
+                             "COMMIT instead (the first --jobs and --spark)")
     args = parser.parse_args()
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")
+    if args.beside:
+        beside(args)
+        return
     summary = {}
     load, numbers = machine()["load"], {}
     for assignment in args.assignment:
