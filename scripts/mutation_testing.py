@@ -567,7 +567,7 @@ def measure(tasks: list[Task], children: int, keep: Path | None) -> dict:
 def what_was_mutated(task: Task) -> dict[str, str]:
     """Digests of what a task's mutants and their verdicts depend on: the reference's module,
     the fixed cases, and the check's module (its asking and judging). A record whose digests
-    differ from today's measured another solution or another check."""
+    differ from the course's measured another solution, other cases or another check."""
     import hashlib
     import importlib
 

@@ -6,7 +6,7 @@ Judging those mutants takes Spark: a query, a processor or a checkpoint per muta
 minutes for the whole course. ``make mutation-on-spark`` judges them and writes a record;
 this test holds the newest record of each task to the course as it is:
 
-* the record measured today's solution, today's fixed cases and today's check (their
+* the record measured the course's solution, fixed cases and check as they are (their
   digests): otherwise it is stale, and ``make mutation-on-spark
   MUTATION_OPTIONS="--task <task>"`` measures the task again;
 * every mutant that survived in it is listed in ``tests/mutation/equivalent.json``
@@ -38,8 +38,8 @@ def _measured(newest: dict, task: mt.Task) -> dict:
 def test_the_record_measured_the_course_as_it_is(task, newest):
     path, _ = newest.get(task.name, (None, None))
     measured = _measured(newest, task)
-    today = mt.what_was_mutated(task)
-    changed = sorted(what for what, digest in today.items()
+    now = mt.what_was_mutated(task)
+    changed = sorted(what for what, digest in now.items()
                      if measured["digests"].get(what) != digest)
     assert not changed, (
         f"{path.name} measured another {' and '.join(changed)} of {task.name} than the "
