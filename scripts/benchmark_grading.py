@@ -13,8 +13,9 @@
 
 With ``--beside COMMIT`` it measures another question: the command as it is and the command
 as it was at ``COMMIT`` (a git worktree of it, its own ``autograder`` and ``solutions/``, the
-same Python packages), grading the same class one after the other: is a class graded no
-slower than before a change? That record's question is ``grading-beside``.
+same Python packages), grading the same class one after the other (``--older-first`` turns
+the order round): is a class graded no slower than before a change? That record's question
+is ``grading-beside``.
 
 Each assignment's class is generated: its solution, its untouched release, then the
 misconceptions of the learner corpus (``tests/support/learners``), in turn. One table per
@@ -63,6 +64,9 @@ c.ClearSolutions.code_stub = {{"python": {code_stub!r}}}
 
 #: assignment -> the seconds of the command's solution run (paid once per class).
 SOLUTION_RUN: dict[str, float] = {}
+#: (assignment, checkout folder's name) -> kind of notebook -> its mean seconds, in the
+#: command's last run there.
+PER_KIND: dict[tuple[str, str], dict[str, float]] = {}
 
 
 def make_class(assignment: str, folder: Path, count: int) -> dict[str, Path]:
@@ -140,6 +144,7 @@ def command(assignment: str, submissions: Path, work: Path, jobs: int,
     for kind, rows in by_kind.items():
         means = [sum(column) / len(column) for column in zip(*rows)]
         print(f"  {kind:26} " + " ".join(f"{m:{w}.1f}" for m, w in zip(means, (10, 10, 6, 6))))
+        PER_KIND.setdefault((assignment, repository.name), {})[kind] = means[0]
     return seconds
 
 
@@ -246,12 +251,20 @@ def beside(args) -> None:
                 print(f"\n## {args.count} submissions of {assignment}; load average "
                       f"{os.getloadavg()[0]:.1f}", flush=True)
                 run = {"notebooks": args.count, "load at the start": round(os.getloadavg()[0], 2)}
-                for name, checkout in (("the command", ROOT), ("the older command", repository)):
+                ways = [("the command", ROOT), ("the older command", repository)]
+                for name, checkout in reversed(ways) if args.older_first else ways:
                     seconds = command(assignment, Path(tmp) / "submitted", Path(tmp),
                                       args.jobs[0], args.spark[0], checkout)
                     run[name] = round(seconds, 1)
+                    kinds = PER_KIND.get((assignment, checkout.name), {})
+                    wrong = [mean for kind, mean in kinds.items()
+                             if kind not in ("solution", "untouched")]
+                    run[f"{name}, a right notebook"] = round(kinds.get("solution", 0), 1) or None
+                    run[f"{name}, a wrong notebook"] = \
+                        round(sum(wrong) / len(wrong), 1) if wrong else None
                     print(f"{name}: {seconds:.0f} s", flush=True)
             run["older commit"] = older
+            run["order"] = "older first" if args.older_first else "this one first"
             numbers[assignment] = run
     write_record("grading-beside", numbers, load=load)
 
@@ -270,6 +283,8 @@ def main() -> None:
     parser.add_argument("--beside", metavar="COMMIT",
                         help="grade each class with the command as it is and as it was at "
                              "COMMIT instead (the first --jobs and --spark)")
+    parser.add_argument("--older-first", action="store_true",
+                        help="with --beside: grade with the older command first")
     args = parser.parse_args()
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")

@@ -174,16 +174,25 @@ def grading(records: list[Record]) -> str:
 
 
 def grading_beside(records: list[Record]) -> str:
-    """A class graded by the command as it is and as it was at an older commit."""
-    used = newest_by_part(records)
+    """A class graded by the command as it is and as it was at an older commit: the newest
+    record of each chapter in each order of the two runs."""
+    used: dict[tuple[str, str], Record] = {}
+    for path, record in records:  # oldest first
+        for chapter, run in record["numbers"].items():
+            used[chapter, run.get("order", "this one first")] = (path, record)
     rows = []
-    for chapter, (_, record) in used.items():
+    for (chapter, order), (_, record) in sorted(used.items()):
         run = record["numbers"][chapter]
         now, before = run["the command"], run["the older command"]
-        rows.append([chapter, number(run["notebooks"]), number(round(now)), number(round(before)),
-                     ratio(now, before), number(run.get("load at the start"))])
-    return (table(["chapter", "notebooks", "the command s", "the older command s",
-                   "now / before", "load at the start"], rows)
+        per_notebook = [number(run.get(f"{way}, a {kind} notebook"))
+                        for kind in ("right", "wrong")
+                        for way in ("the command", "the older command")]
+        rows.append([chapter, order, number(run["notebooks"]), number(round(now)),
+                     number(round(before)), ratio(now, before), *per_notebook,
+                     number(run.get("load at the start"))])
+    return (table(["chapter", "order", "notebooks", "the command s", "the older command s",
+                   "now / before", "a right notebook s", "before s", "a wrong notebook s",
+                   "before s", "load at the start"], rows, numeric_from=2)
             + "\n\n" + source(unique(used.values()))
             + " The older commit of each row is in its record (`older commit`).")
 
