@@ -12,6 +12,7 @@ import rich.progress
 from rich.console import Console
 
 from .course import GradingCourse, find_repository, nbgrader_env, run_nbgrader
+from .hidden_folders import repository_secrets
 from .processes import GradingLimits
 from .results import GRADED, NotebookGrade, summary, summary_table
 from .run import grade_class
@@ -202,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     try:
         with grading_spark(args.spark, log_dir=course.root / "spark-logs",
-                           hide=[*course.closed_folders(), args.submissions.resolve()]) as remote:
+                           hide=[*course.closed_folders(), args.submissions.resolve(),
+                                 *repository_secrets(repository)]) as remote:
             if remote:
                 print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
             if remote and remote.not_hidden:
