@@ -47,8 +47,15 @@ _UNSHARE = ["unshare", "--user", "--map-root-user", "--mount", "--propagation", 
 
 
 def repository_secrets(repository: Path = REPOSITORY) -> list[Path]:
-    """The repository's folders that hold a solution and exist."""
-    return [repository / name for name in REPOSITORY_SECRETS if (repository / name).is_dir()]
+    """The repository's folders that hold a solution and exist. In a git worktree, ``.git``
+    is a file that names the main checkout's: that folder is the history to hide."""
+    found = [repository / name for name in REPOSITORY_SECRETS if (repository / name).is_dir()]
+    if (repository / ".git").is_file():
+        common = subprocess.run(["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+                                cwd=repository, capture_output=True, text=True)
+        if common.returncode == 0 and Path(common.stdout.strip()).is_dir():
+            found.append(Path(common.stdout.strip()))
+    return found
 
 
 @functools.lru_cache(maxsize=1)

@@ -71,6 +71,17 @@ def test_folders_inside_a_hidden_one_and_the_servers_own_are_left_to_it(tmp_path
     assert str(REPOSITORY) not in command  # it holds the course's package: the server needs it
 
 
+def test_a_worktrees_history_is_the_main_checkouts_git_folder(tmp_path):
+    main, worktree = tmp_path / "main", tmp_path / "worktree"
+    (main / "solutions").mkdir(parents=True)
+    for command in (["git", "init", "-q"], ["git", "-c", "user.name=a", "-c", "user.email=a@b",
+                                            "commit", "-q", "--allow-empty", "-m", "x"],
+                    ["git", "worktree", "add", "-q", "--detach", str(worktree)]):
+        subprocess.run(command, cwd=main, check=True, capture_output=True)
+    assert hidden_folders.repository_secrets(main) == [main / "solutions", main / ".git"]
+    assert hidden_folders.repository_secrets(worktree) == [(main / ".git").resolve()]
+
+
 def test_a_machine_that_cannot_hide_runs_the_server_as_it_is_and_says_why(monkeypatch):
     monkeypatch.setattr(hidden_folders, "why_not_hidden", lambda: "no user namespaces here")
     command = ["spark-submit", "--class", "X"]
