@@ -24,6 +24,7 @@ from typing import Callable
 import nbformat
 
 from autograder import grading
+from autograder.grading.hidden_folders import why_not_hidden
 from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
 
 ASSIGNMENT = "01_global_limit"
@@ -200,7 +201,8 @@ CASES: dict[str, Case] = {
         "answer = open(path).read()\n")}, solved=("predict_state",)), ZERO, flagged=True),
     # the same notebook read by Spark, which the kernel's guard does not stand between:
     # the grading server cannot see the solutions (autograder.grading.hidden_folders), so
-    # the read fails and the task is not done (nothing to flag: no answer was taken)
+    # the read fails and the task is not done (nothing to flag: no answer was taken). On a
+    # machine that cannot hide folders the read succeeds, and so does the cheat.
     "reads_solutions_through_spark": Case(notebook({"predict_emitted": (
         "import json, os, autograder\n"
         "here = os.path.dirname(os.path.dirname(autograder.__file__))\n"
@@ -208,7 +210,9 @@ CASES: dict[str, Case] = {
         "text = '\\n'.join(row.value for row in spark.read.text(path).collect())\n"
         "exec(next(''.join(cell['source']) for cell in json.loads(text)['cells']\n"
         "          if cell['metadata'].get('nbgrader', {}).get('grade_id') == 'predict_emitted'))\n")},
-        solved=("predict_state",)), STATE_ONLY),
+        solved=("predict_state",)),
+        STATE_ONLY if why_not_hidden() is None
+        else {**STATE_ONLY, "test_predict_emitted": FULL["test_predict_emitted"]}),
     "writes_gradebook": Case(notebook({"predict_emitted": (
         "import glob, importlib\n"
         "db = importlib.import_module('sql' + 'ite3')\n"
