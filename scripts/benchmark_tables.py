@@ -275,15 +275,12 @@ def mutation(records: list[Record]) -> str:
 def mutation_on_spark(records: list[Record]) -> str:
     """One row per task Spark runs, from the newest record that measured it."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from mutation_testing import SPARK_TASKS, as_listed
+    from mutation_testing import as_listed, newest_per_task
     from mutation_testing import table as mutation_table
 
-    newest_for: dict[str, Record] = {}
-    for path, record in records:  # oldest first
-        for task in record["tasks"]:
-            newest_for[task] = (path, record)
-    tasks = {task.name: as_listed(task.name, newest_for[task.name][1]["tasks"][task.name])
-             for task in SPARK_TASKS if task.name in newest_for}
+    newest_for = newest_per_task(records)  # records come oldest first
+    tasks = {name: as_listed(name, record["tasks"][name])
+             for name, (_, record) in newest_for.items()}
     return mutation_table({"tasks": tasks}) + "\n\n" + source(unique(newest_for.values()))
 
 

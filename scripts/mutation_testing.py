@@ -87,7 +87,7 @@ class Task:
     function another task's cell defines gets that cell, without the other task's own
     function). ``on_spark``: the check runs the learner's code in Spark (a query, a
     processor, a reader of a checkpoint), so the module starts with the notebook's setup
-    cell, and its mutants are judged with a Spark session (:func:`spark_verdicts`).
+    cell, and its mutants are judged with a Spark session (:func:`in_process`).
     """
 
     name: str
@@ -138,7 +138,7 @@ TASKS = (
 #: The tasks whose learner code Spark runs, or reads what Spark wrote: queries, chapter 4's
 #: processors, readers of a checkpoint. mutmut's runner would start Spark for every mutant,
 #: so these are judged here only, in one process with one Spark session
-#: (:func:`spark_verdicts`), on the fixed cases, Spark's answers to them asked once.
+#: (:func:`in_process`), on the fixed cases, Spark's answers to them asked once.
 SPARK_TASKS = (
     _task("01_global_limit", "emitted_so_far", "autograder.global_limit.check_counter_reader",
           on_spark=True),
@@ -397,34 +397,29 @@ def listed_mutants(section: str = "equivalent", path: Path = EQUIVALENT
             for task, entries in listed.get(section, {}).items()}
 
 
-def in_process(task: Task) -> dict[str, tuple[str, str, tuple[str, ...]]]:
-    """Every mutant of the task judged in this process: name -> (verdict, why, diff)."""
-    cases = fixed_cases(check_of(task))
-    found = {}
-    with without_spark():
-        for mutant in make_mutants(reference_source(task)):
-            outcome, why = run_mutant(task, mutant.source, cases)
-            found[mutant.name] = (outcome, why, mutant.diff)
-    return found
+def in_process(task: Task, progress: Callable[[str], None] = lambda line: None
+               ) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Every mutant of the task judged in this process: name -> (verdict, why, diff).
 
-
-def spark_verdicts(task: Task, progress: Callable[[str], None] = lambda line: None
-                   ) -> dict[str, tuple[str, str, tuple[str, ...]]]:
-    """Every mutant of a task Spark runs, judged in this process on the fixed cases with the
-    course's Spark session: name -> (verdict, why, diff). The reference runs first (it must
-    pass, and Spark's answers for the cases are asked then, once for all the mutants); a
-    mutant's query that never ends is stopped by the check's own time limit."""
+    A plain-function task is judged on the recorded answers, no Spark, each case under
+    :data:`CASE_SECONDS`. A task Spark runs is judged with the course's Spark session: its
+    solution first (it must pass, and Spark's answers for the cases are asked then, once for
+    all the mutants); a mutant's query that never ends is stopped by the check's own limit.
+    """
     cases = fixed_cases(check_of(task))
     reference = reference_source(task)
-    outcome, why = run_mutant(task, reference, cases, seconds=None)
-    if outcome != "survived":
-        raise RuntimeError(f"the solution of {task.name} fails its fixed cases: {why}")
+    seconds = None if task.on_spark else CASE_SECONDS
     found = {}
-    for mutant in make_mutants(reference):
-        started = time.monotonic()
-        outcome, why = run_mutant(task, mutant.source, cases, seconds=None)
-        found[mutant.name] = (outcome, why, mutant.diff)
-        progress(f"  {mutant.name}: {outcome} ({time.monotonic() - started:.1f} s)")
+    with contextlib.nullcontext() if task.on_spark else without_spark():
+        if task.on_spark:
+            outcome, why = run_mutant(task, reference, cases, seconds=None)
+            if outcome != "survived":
+                raise RuntimeError(f"the solution of {task.name} fails its fixed cases: {why}")
+        for mutant in make_mutants(reference):
+            started = time.monotonic()
+            outcome, why = run_mutant(task, mutant.source, cases, seconds=seconds)
+            found[mutant.name] = (outcome, why, mutant.diff)
+            progress(f"  {mutant.name}: {outcome} ({time.monotonic() - started:.1f} s)")
     return found
 
 
@@ -591,9 +586,8 @@ def _quiet_pyspark() -> None:
 
 
 def measure_on_spark(tasks: list[Task]) -> dict:
-    """The record of the tasks Spark runs: each mutant judged in this process
-    (:func:`spark_verdicts`), in the form of :func:`measure`'s record."""
-    equivalent, missing = listed_mutants("equivalent"), listed_mutants("missing")
+    """The record of the tasks Spark runs, each mutant judged in this process
+    (:func:`in_process`), in the form of :func:`measure`'s record."""
     record: dict[str, Any] = {"question": "mutation-on-spark", "script": "scripts/mutation_testing.py",
                               "commit": _commit(),
                               "date": dt.datetime.now().isoformat(timespec="seconds"),
@@ -602,36 +596,29 @@ def measure_on_spark(tasks: list[Task]) -> dict:
     started = time.monotonic()
     for task in tasks:
         task_started = time.monotonic()
-        found = spark_verdicts(task, progress=lambda line: print(line, flush=True))
-        survivors = []
-        for name, (outcome, _, diff) in sorted(found.items(), key=lambda item: _number(item[0])):
-            if outcome != "survived":
-                continue
-            entry = {"mutant": name, "status": outcome, "diff": list(diff)}
-            if diff in equivalent.get(task.name, {}):
-                entry["equivalent"] = equivalent[task.name][diff]["why"]
-            elif diff in missing.get(task.name, {}):
-                entry["missing case"] = missing[task.name][diff]["case"]
-            survivors.append(entry)
+        found = in_process(task, progress=lambda line: print(line, flush=True))
+        survivors = [{"mutant": name, "status": outcome, "diff": list(diff)}
+                     for name, (outcome, _, diff) in sorted(found.items(),
+                                                            key=lambda item: _number(item[0]))
+                     if outcome == "survived"]
         killed = len(found) - len(survivors)
-        equivalents = sum("equivalent" in entry for entry in survivors)
-        seconds = round(time.monotonic() - task_started, 1)
-        record["tasks"][task.name] = {
+        measured = as_listed(task.name, {
             "check": task.check, "function": task.function,
             "cells": ["setup"] + [grade_id for grade_id, _ in task.cells],
             "fixed cases": len(fixed_cases(check_of(task))),
             "digests": what_was_mutated(task),
             "mutants": len(found), "killed": killed, "survived": len(survivors),
-            "equivalent": equivalents, "missing cases": len(survivors) - equivalents,
             "score": round(killed / len(found), 3) if found else None,
-            "seconds": seconds, "survivors": survivors,
+            "seconds": round(time.monotonic() - task_started, 1), "survivors": survivors,
             "killed by an error of the check, not a lesson": sorted(
                 name for name, (outcome, _, _) in found.items() if outcome == "error"),
             "killed by a timeout": sorted(
                 name for name, (outcome, _, _) in found.items() if outcome == "timeout"),
-        }
+        })
+        measured["missing cases"] = len(survivors) - measured["equivalent"]
+        record["tasks"][task.name] = measured
         print(f"{task.name}: {killed}/{len(found)} killed, {len(survivors)} survived "
-              f"({equivalents} equivalent), {seconds} s", flush=True)
+              f"({measured['equivalent']} equivalent), {measured['seconds']} s", flush=True)
     record["seconds"] = round(time.monotonic() - started, 1)
     record["load after"] = _machine()["load"]
     return record
@@ -652,17 +639,21 @@ def newest_record() -> Path:
     return max(RECORDS.glob("mutation-*.json"), key=lambda path: path.name)
 
 
-def newest_on_spark(records: Path = RECORDS) -> dict[str, tuple[Path, dict]]:
-    """Each task Spark runs, with the newest record of ``--on-spark`` that measured it
+def newest_per_task(records: list[tuple[Path, dict]]) -> dict[str, tuple[Path, dict]]:
+    """Each task Spark runs, with the newest of ``records`` (oldest first) that measured it
     (a run may measure a few tasks only): task name -> (record's path, record)."""
     found: dict[str, tuple[Path, dict]] = {}
-    paths = sorted(records.glob("mutation-on-spark-*.json"),
-                   key=lambda path: json.loads(path.read_text())["date"])
-    for path in paths:
-        record = json.loads(path.read_text())
+    for path, record in records:
         for name in record["tasks"]:
             found[name] = (path, record)
     return {task.name: found[task.name] for task in SPARK_TASKS if task.name in found}
+
+
+def newest_on_spark(folder: Path = RECORDS) -> dict[str, tuple[Path, dict]]:
+    """:func:`newest_per_task` of the records of ``--on-spark`` in ``folder``."""
+    records = [(path, json.loads(path.read_text()))
+               for path in folder.glob("mutation-on-spark-*.json")]
+    return newest_per_task(sorted(records, key=lambda item: item[1]["date"]))
 
 
 def as_listed(name: str, measured: dict) -> dict:
