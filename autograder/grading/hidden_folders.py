@@ -68,9 +68,8 @@ def why_not_hidden() -> str | None:
         probe.mkdir()
         (probe / "answer").write_text("42")
         try:
-            done = subprocess.run(
-                [*_UNSHARE, "sh", "-c", _MOUNT_THEN_RUN, "hide", str(probe), "--",
-                 "ls", "-A", str(probe)], capture_output=True, text=True, timeout=20)
+            done = subprocess.run(_hidden(["ls", "-A", str(probe)], [str(probe)]),
+                                  capture_output=True, text=True, timeout=20)
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"`unshare` failed ({error})"
     if done.returncode != 0:
@@ -111,4 +110,9 @@ def hiding(command: list[str], folders: Iterable[Path]) -> tuple[list[str], str 
     refused = why_not_hidden()
     if refused:
         return command, refused
-    return [*_UNSHARE, "sh", "-c", _MOUNT_THEN_RUN, "hide", *folders, "--", *command], None
+    return _hidden(command, folders), None
+
+
+def _hidden(command: list[str], folders: list[str]) -> list[str]:
+    """``command``, started in a namespace of its own with ``folders`` mounted over."""
+    return [*_UNSHARE, "sh", "-c", _MOUNT_THEN_RUN, "hide", *folders, "--", *command]
