@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.lab import test_learner_lab as learner_lab
 
@@ -59,9 +60,10 @@ def test_a_chapters_roles_show_as_words_its_terms_lead_to_the_glossary_and_it_is
     for term in ("micro-batches", "state store", "stateful operator", "output mode"):
         link = first.locator("a", has_text=term).first
         assert link.count() == 1, (term, first.inner_html())
-        # jupyterlab-myst writes the file's URL (/files/book/glossary.md?_xsrf=...#term-...)
-        assert re.search(r"/book/glossary\.md[^#]*#term-", link.get_attribute("href") or ""), \
-            link.evaluate("a => a.outerHTML")
+        # JupyterLab resolves the link after drawing it, to the file's URL
+        # (/files/book/glossary.md?_xsrf=...#term-...): wait for that, not for the first draw.
+        expect(link).to_have_attribute("href", re.compile(r"/book/glossary\.md[^#]*#term-"),
+                                       timeout=30_000)
 
     opened = chapter.stat().st_mtime_ns
     first.click(position={"x": 2, "y": 2})              # the cell, not a link in it
