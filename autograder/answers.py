@@ -357,6 +357,26 @@ def spark_checkpoints(question: str, about: Any,
     recorded answers have the query yet. Returns ``[(fact, checkpoint copy), ...]``, one
     per micro-batch, each copy new and the caller's own.
     """
+    known, kept, folder = _known_checkpoints(question, about, run_query)
+    copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
+    return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
+            for i, fact in enumerate(json.loads(known))]
+
+
+def spark_checkpoint(question: str, about: Any,
+                     run_query: Callable[[Callable[[Any, str], None]], None],
+                     index: int) -> tuple[Any, str]:
+    """Micro-batch ``index`` of :func:`spark_checkpoints` alone: its fact and a copy of its
+    checkpoint, the others' not copied (a check that hands one checkpoint per case)."""
+    known, kept, folder = _known_checkpoints(question, about, run_query)
+    copy = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch())) / str(index)
+    return json.loads(known)[index], str(shutil.copytree(kept / folder / str(index), copy))
+
+
+def _known_checkpoints(question: str, about: Any,
+                       run_query: Callable[[Callable[[Any, str], None]], None]) -> tuple[str, Path, str]:
+    """The facts of a query's micro-batches (JSON), the folder its checkpoints are kept in,
+    and their sub-folder there; Spark runs the query only if nobody has yet."""
     load()
     key = _key(question, about)
     folder = _digest(key)
@@ -399,9 +419,7 @@ def spark_checkpoints(question: str, about: Any,
                 known = shared[key] = _remember(key, facts)
         with _lock:
             _kept_at[key] = kept
-    copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
-    return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
-            for i, fact in enumerate(json.loads(known))]
+    return known, kept, folder
 
 
 def _asking() -> bool:

@@ -35,7 +35,8 @@ from typing import Callable
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
+from .answers import (spark_answer, spark_answers, spark_checkpoint, spark_checkpoints,
+                      spark_facts)
 from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
                      spark_for_truth)
 from .checking import answer_per_batch, reference_answer
@@ -294,9 +295,10 @@ def _lose_commits(checkpoint: Path, lost: list[int] | None) -> None:
         forget_commit(checkpoint, batch_id)
 
 
-def restarted_checkpoints(spark: SparkSession, losses: list) -> list[tuple[list[int], str]]:
-    """For each list of lost commits: the micro-batches a restart ran again before any new
-    input (Spark's own record), and a copy of the damaged checkpoint as it was before it."""
+def restarted_checkpoint(spark: SparkSession, losses: list, index: int) -> tuple[list[int], str]:
+    """After the commits ``losses[index]`` are lost: the micro-batches a restart ran again
+    before any new input (Spark's own record), and a copy of the damaged checkpoint as it was
+    before it. Spark restarts one run's checkpoint for every list of ``losses``, once."""
     reference_answer()
     def run_query(keep) -> None:
         # The file source logs its input files by their full path: every restart runs on
@@ -322,7 +324,8 @@ def restarted_checkpoints(spark: SparkSession, losses: list) -> list[tuple[list[
         finally:
             run.close()
 
-    return spark_checkpoints("state_store_files.restarts", [RESTART_BATCHES, losses], run_query)
+    return spark_checkpoint("state_store_files.restarts", [RESTART_BATCHES, losses], run_query,
+                            index)
 
 
 def _loss_cases(*, seed: int, example: bool) -> list[Case]:
@@ -355,11 +358,7 @@ def _restart_context(case: Case, checkpoint: str) -> str:
 def _restarted(spark: SparkSession | None, case: Case) -> tuple[list[int], str, str]:
     """The case's restart: the micro-batches it ran again (None in a graded kernel), the
     lessons' context, read from the damaged checkpoint, and a copy of that checkpoint."""
-    runs = restarted_checkpoints(spark, case.about["losses"])
-    again, checkpoint = runs[case.about["index"]]
-    for index, (_, other) in enumerate(runs):
-        if index != case.about["index"]:
-            shutil.rmtree(other, ignore_errors=True)
+    again, checkpoint = restarted_checkpoint(spark, case.about["losses"], case.about["index"])
     return again, _restart_context(case, checkpoint), checkpoint
 
 

@@ -142,6 +142,35 @@ def test_a_checkpoint_is_kept_after_each_batch_and_every_reader_gets_its_own_cop
     ]
 
 
+ONE_CHECKPOINT = """
+import json, pathlib, sys
+from autograder import answers
+from autograder.answers import spark_checkpoint
+def run_query(keep):
+    print("the query ran")
+    checkpoint = pathlib.Path(sys.argv[1])
+    checkpoint.mkdir()
+    for batch in range(3):
+        (checkpoint / f"commit-{batch}").write_text(str(batch))
+        keep({"emitted so far": 2 * batch}, str(checkpoint))
+for index in (1, 2):
+    fact, copy = spark_checkpoint("demo.checkpoints", [3], run_query, index)
+    print(index, json.dumps(fact), sorted(p.name for p in pathlib.Path(copy).iterdir()),
+          sorted(p.name for p in pathlib.Path(copy).parent.iterdir()))
+"""
+
+
+def test_one_micro_batchs_checkpoint_is_copied_alone_and_the_query_runs_once(tmp_path):
+    # A check that hands one checkpoint per case copies that one, not the whole run's.
+    done = subprocess.run([sys.executable, "-c", ONE_CHECKPOINT, str(tmp_path / "live")],
+                          check=True, capture_output=True, text=True)
+    assert done.stdout.strip().splitlines() == [
+        "the query ran",
+        """1 {"emitted so far": 2} ['commit-0', 'commit-1'] ['1']""",
+        """2 {"emitted so far": 4} ['commit-0', 'commit-1', 'commit-2'] ['2']""",
+    ]
+
+
 def test_a_learner_run_reads_the_checkpoints_the_solution_run_recorded(tmp_path):
     record = tmp_path / "grading" / "answers.json"
     record.parent.mkdir()
