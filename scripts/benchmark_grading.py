@@ -244,8 +244,14 @@ def beside(args) -> None:
     older = subprocess.run(["git", "rev-parse", args.beside], cwd=ROOT, check=True,
                            capture_output=True, text=True).stdout.strip()
     load, numbers = machine()["load"], {}
-    with worktree(older) as repository:
+    with worktree(older) as repository, contextlib.ExitStack() as finally_:
+        # What was measured is kept even if a later assignment fails.
+        finally_.callback(lambda: numbers and write_record("grading-beside", numbers, load=load))
         for assignment in args.assignment:
+            if not (repository / "solutions" / assignment).is_dir():
+                print(f"\n## {assignment}: not in {older[:10]}, nothing to grade it beside",
+                      flush=True)
+                continue
             with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
                 make_class(assignment, Path(tmp) / "submitted", args.count)
                 print(f"\n## {args.count} submissions of {assignment}; load average "
@@ -266,7 +272,6 @@ def beside(args) -> None:
             run["older commit"] = older
             run["order"] = "older first" if args.older_first else "this one first"
             numbers[assignment] = run
-    write_record("grading-beside", numbers, load=load)
 
 
 def main() -> None:
