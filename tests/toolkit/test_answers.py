@@ -144,7 +144,6 @@ def test_a_checkpoint_is_kept_after_each_batch_and_every_reader_gets_its_own_cop
 
 ONE_CHECKPOINT = """
 import json, pathlib, sys
-from autograder import answers
 from autograder.answers import spark_checkpoint
 def run_query(keep):
     print("the query ran")
