@@ -100,17 +100,20 @@ def test_recorded_answers_cannot_be_changed_from_the_notebook():
     raise AssertionError("the recorded answers accepted a new entry")
 
 
-KEEP_CHECKPOINTS = """
+#: Stands in for a streaming query: its checkpoint gains one commit file per batch.
+QUERY = """
 import json, pathlib, sys
-from autograder.answers import spark_checkpoints
+from autograder.answers import spark_checkpoint, spark_checkpoints
 def run_query(keep):
-    # Stands in for a streaming query: its checkpoint gains one commit file per batch.
     print("the query ran")
     checkpoint = pathlib.Path(sys.argv[1])
     checkpoint.mkdir()
     for batch in range(3):
         (checkpoint / f"commit-{batch}").write_text(str(batch))
         keep({"emitted so far": 2 * batch}, str(checkpoint))
+"""
+
+KEEP_CHECKPOINTS = QUERY + """
 for reader in ("first", "second"):
     for fact, copy in spark_checkpoints("demo.checkpoints", [3], run_query):
         print(reader, json.dumps(fact), sorted(p.name for p in pathlib.Path(copy).iterdir()),
@@ -119,10 +122,14 @@ for reader in ("first", "second"):
 """
 
 
-def _keep_checkpoints(live: Path, **env: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", KEEP_CHECKPOINTS, str(live)], check=True,
+def _run_script(script: str, live: Path, **env: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", script, str(live)], check=True,
                           capture_output=True, text=True, env={**os.environ, **env})
     return done.stdout.strip().splitlines()
+
+
+def _keep_checkpoints(live: Path, **env: str) -> list[str]:
+    return _run_script(KEEP_CHECKPOINTS, live, **env)
 
 
 FIRST_BATCHES = [
@@ -142,16 +149,7 @@ def test_a_checkpoint_is_kept_after_each_batch_and_every_reader_gets_its_own_cop
     ]
 
 
-ONE_CHECKPOINT = """
-import json, pathlib, sys
-from autograder.answers import spark_checkpoint
-def run_query(keep):
-    print("the query ran")
-    checkpoint = pathlib.Path(sys.argv[1])
-    checkpoint.mkdir()
-    for batch in range(3):
-        (checkpoint / f"commit-{batch}").write_text(str(batch))
-        keep({"emitted so far": 2 * batch}, str(checkpoint))
+ONE_CHECKPOINT = QUERY + """
 for index in (1, 2):
     fact, copy = spark_checkpoint("demo.checkpoints", [3], run_query, index)
     print(index, json.dumps(fact), sorted(p.name for p in pathlib.Path(copy).iterdir()),
@@ -161,9 +159,7 @@ for index in (1, 2):
 
 def test_one_micro_batchs_checkpoint_is_copied_alone_and_the_query_runs_once(tmp_path):
     # A check that hands one checkpoint per case copies that one, not the whole run's.
-    done = subprocess.run([sys.executable, "-c", ONE_CHECKPOINT, str(tmp_path / "live")],
-                          check=True, capture_output=True, text=True)
-    assert done.stdout.strip().splitlines() == [
+    assert _run_script(ONE_CHECKPOINT, tmp_path / "live") == [
         "the query ran",
         """1 {"emitted so far": 2} ['commit-0', 'commit-1'] ['1']""",
         """2 {"emitted so far": 4} ['commit-0', 'commit-1', 'commit-2'] ['2']""",
