@@ -33,13 +33,13 @@ from typing import Any, Callable, Iterator
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from .answers import spark_answer
+from .answers import spark_answer, spark_input
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
 from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, cases, plain_value,
                        reference_answer)
 from .feedback import CheckFailed, ask, check_equal, plain, revisiting, stop_if_unfinished
-from .plan import PlanNode, parse_plan, physical_plan
+from .plan import PlanNode, explain_text, explained_plan, parse_plan
 from .session import course_session, spark_setting
 from .streams import T0, random_events, random_keys
 
@@ -294,13 +294,22 @@ def _planned(spark: SparkSession, about: list) -> Iterator[StreamRun]:
         yield run
 
 
+def _case_plan(spark: SparkSession, about: list) -> PlanNode:
+    """The plan of a case's query, which the learner's function reads: an input, so a graded
+    kernel is handed the plan the solution's run made rather than planning the query again
+    (:func:`~autograder.answers.spark_input`)."""
+    def plan_it() -> str:
+        with _planned(spark, about) as run:
+            return explain_text(run.query)
+    return explained_plan(spark_input("aggregation_planning.plan", about, plan_it))
+
+
 def planned_modes(spark: SparkSession, about: list) -> list[str]:
     """The modes of the hash aggregates of a case's query, source first, as Spark plans it.
     Spark is asked once per query (see :mod:`autograder.answers`)."""
     reference_answer()
     def ask_spark() -> list[str]:
-        with _planned(spark, about) as run:
-            return [aggregate_mode(node) for node in hash_aggregates(physical_plan(run.query))]
+        return [aggregate_mode(node) for node in hash_aggregates(_case_plan(spark, about))]
 
     return spark_answer("aggregation_planning.aggregate_modes", about, ask_spark)
 
@@ -328,11 +337,10 @@ def _modes_unfinished(aggregate_modes) -> None:
 
 
 def _ask_modes(aggregate_modes, case: Case, answers: Answers) -> None:
-    """The learner's modes for the plan of the case's query (the plan is the input: Spark
-    plans the query here, and the learner's function reads it)."""
-    with _planned(course_session(), case.about) as run:
-        answers.add(plain(ask(aggregate_modes, physical_plan(run.query), what="aggregate_modes",
-                              context=case.label), "aggregate_modes' answer"))
+    """The learner's modes for the plan of the case's query."""
+    plan = _case_plan(course_session(), case.about)
+    answers.add(plain(ask(aggregate_modes, plan, what="aggregate_modes", context=case.label),
+                      "aggregate_modes' answer"))
 
 
 def _judge_modes(case: Case, answers: Answers) -> None:

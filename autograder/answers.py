@@ -27,7 +27,9 @@ beside the answers file, ``<answers>.checkpoints``). A graded learner's kernel i
 folder alone (``AUTOGRADER_CHECKPOINTS``) and copies it into its own temporary folder in
 :func:`load`, before the guard closes the grading folder: it gets the checkpoints, which are
 the task's inputs, without the facts the judge compares with. A caller always gets its own
-copy of each checkpoint, so a reader that spoils one spoils nothing else.
+copy of each checkpoint, so a reader that spoils one spoils nothing else. A smaller input
+Spark makes, such as the plan a learner's function reads, travels the same way
+(:func:`spark_input`).
 
 Some answers are **known before anybody asks**: those of the worked examples the
 exercises' self-checks run (``check_...(..., example=True)``). Their streams are fixed, so
@@ -147,6 +149,8 @@ _loaded = False
 #: True in the grading command's judging process: nothing is asked of Spark there.
 _judging = False
 _asked: dict[str, str] = {}
+#: The inputs this process made (:func:`spark_input`), as JSON.
+_inputs: dict[str, str] = {}
 #: Where the checkpoints of each query this process asked for (or read) are kept.
 _kept_at: dict[str, Path] = {}
 #: While :func:`asking_spark` runs: what Spark answered in it (else None).
@@ -345,6 +349,38 @@ def spark_facts(question: str, about: Any,
     if known is not None:
         return json.loads(known)
     return [fact for fact, _ in spark_checkpoints(question, about, run_query)]
+
+
+def spark_input(question: str, about: Any, make: Callable[[], Any]) -> Any:
+    """An input Spark makes for a task, such as the plan of a query the learner's code
+    reads: JSON data that tells no answer by itself, made by ``make()``.
+
+    A process makes each input once (afresh inside :func:`asking_spark`). A solution's run
+    records it beside its checkpoints, so a graded kernel is handed it with them and need
+    not run the query; anywhere else, and for an input the run did not record, ``make()``
+    makes it (an input, unlike an answer, may be made anywhere).
+    """
+    load()
+    key = _key(question, about)
+    name = f"{_digest(key)}.json"
+    with _lock:
+        made = _inputs.get(key) if _asked_afresh is None else None
+    if made is not None:
+        return json.loads(made)
+    if _asked_afresh is None and RECORDED_CHECKPOINTS is not None \
+            and (RECORDED_CHECKPOINTS / name).is_file():
+        return json.loads((RECORDED_CHECKPOINTS / name).read_text())
+    made = json.dumps(make())
+    with _lock:
+        _inputs[key] = made
+    record = os.environ.get(RECORD_ANSWERS)
+    if record:
+        folder = checkpoints_beside(record)
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / f"{name}.partial"
+        partial.write_text(made)
+        partial.replace(folder / name)
+    return json.loads(made)
 
 
 def spark_checkpoints(question: str, about: Any,

@@ -148,7 +148,11 @@ def explain_text(query) -> str:
 
 def physical_plan(query) -> PlanNode:
     """The physical plan of a streaming query's last micro-batch."""
-    text = explain_text(query)
+    return explained_plan(explain_text(query))
+
+
+def explained_plan(text: str) -> PlanNode:
+    """The physical plan in what a streaming query's ``explain()`` printed, below its sink."""
     if "No physical plan" in text:
         raise LookupError("the query has not run a micro-batch yet, so it has no plan")
     return below_the_sink(parse_plan(text))

@@ -122,7 +122,7 @@ for reader in ("first", "second"):
 """
 
 
-def _run_script(script: str, live: Path, **env: str) -> list[str]:
+def _run_script(script: str, live: Path | str, **env: str) -> list[str]:
     done = subprocess.run([sys.executable, "-c", script, str(live)], check=True,
                           capture_output=True, text=True, env={**os.environ, **env})
     return done.stdout.strip().splitlines()
@@ -180,6 +180,35 @@ def test_a_learner_run_reads_the_checkpoints_the_solution_run_recorded(tmp_path)
     assert lines == [f"{reader} {line}" for reader in ("first", "second") for line in FIRST_BATCHES]
     (recorded_last,) = answers.checkpoints_beside(record).glob("*/2")
     assert sorted(p.name for p in recorded_last.iterdir()) == ["commit-0", "commit-1", "commit-2"]
+
+
+MAKE_AN_INPUT = """
+import sys
+from autograder.answers import spark_input
+made = []
+def plan():
+    made.append(1)
+    if sys.argv[1] == "never":
+        raise AssertionError("the input was made again")
+    return {"plan": ("HashAggregate", "StateStoreSave")}
+first = spark_input("demo.plan", ["a query"], plan)
+first["plan"].append("changed by the reader")
+print(len(made), spark_input("demo.plan", ["a query"], plan))
+"""
+
+
+def test_an_input_is_made_once_and_a_graded_kernel_is_handed_the_one_the_solution_run_made(
+        tmp_path):
+    record = tmp_path / "grading" / "answers.json"
+    record.parent.mkdir()
+    solution = _run_script(MAKE_AN_INPUT, "make", AUTOGRADER_RECORD_ANSWERS=str(record))
+    assert solution == ["1 {'plan': ['HashAggregate', 'StateStoreSave']}"]
+
+    # The graded kernel is given the checkpoints' folder alone, and the input is in it, so
+    # the kernel never makes it.
+    kernel = _run_script(MAKE_AN_INPUT, "never", AUTOGRADER_ASKING="1",
+                         AUTOGRADER_CHECKPOINTS=str(answers.checkpoints_beside(record)))
+    assert kernel == ["0 {'plan': ['HashAggregate', 'StateStoreSave']}"]
 
 
 def test_a_process_killed_while_checking_leaves_no_checkpoint_copies_for_long(tmp_path):
