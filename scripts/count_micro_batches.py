@@ -9,6 +9,7 @@ check of the solution notebook on the graded streams of ``--seed`` once, so that
 course's own runs are remembered (:mod:`autograder.answers`), then once more while a
 streaming query listener counts every query started and every micro-batch reported. The
 second pass is what a learner's kernel runs when graded. Spark-heavy: run it alone.
+It writes a record ``micro-batches`` (every assignment's totals, and each task's).
 """
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from records import machine, write_record  # noqa: E402
 from tests.support.learners import CHAPTERS, run_cells, task_check  # noqa: E402
 from tests.support.submissions import solution_notebook  # noqa: E402
 
@@ -81,11 +85,13 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
     os.environ["COURSE_SEED"] = str(args.seed)
+    load = machine()["load"]
     print(f"# micro-batches per graded notebook, {datetime.now():%Y-%m-%d %H:%M}, "
           f"{platform.node()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, "
           f"seed {args.seed}\n")
     print("| assignment | task | queries | micro-batches | seconds |")
     print("| --- | --- | ---: | ---: | ---: |")
+    numbers = {}
     for assignment in args.assignment or sorted(CHAPTERS):
         rows = count(assignment, args.seed)
         for task, queries, batches, seconds in rows:
@@ -93,6 +99,13 @@ def main(argv=None) -> int:
         print(f"| {assignment} | **all** | {sum(r[1] for r in rows)} | "
               f"**{sum(r[2] for r in rows)}** | {sum(r[3] for r in rows):.1f} |")
         sys.stdout.flush()
+        numbers[assignment] = {
+            "queries": sum(r[1] for r in rows), "micro-batches": sum(r[2] for r in rows),
+            "seconds of checks": round(sum(r[3] for r in rows), 1),
+            "tasks": {task: {"queries": queries, "micro-batches": batches,
+                             "seconds": round(seconds, 1)}
+                      for task, queries, batches, seconds in rows}}
+    write_record("micro-batches", numbers, load=load, notes=f"seed {args.seed}")
     return 0
 
 
