@@ -11,7 +11,7 @@ only where the query has one, and writes times as its tables do.
 
 Each screen (a width and a theme) is read once for the whole module: :func:`read_on` opens
 every stepper page at it, walks every stepper through every view and measures all of the
-above at each one, in one call to the browser per view. The tests below then each judge
+above at each one, what the view says included, in one call to the browser per view. The tests below then each judge
 one property on what was measured, as the reader would have seen it.
 """
 from __future__ import annotations
@@ -84,6 +84,7 @@ class View:
     texts: list[dict]    # TEXTS_AND_CONTRAST
     geometry: dict       # SLIDER_GEOMETRY
     tables: dict         # TABLES_AS_WRAPPED
+    said: dict           # VIEW_AS_READ
 
 
 @dataclass
@@ -300,9 +301,6 @@ TABLES_AS_WRAPPED = "stepper => {" + CELL_WORDS + """
 
 
 #: Everything measured at one view, in one call to the browser.
-ONE_VIEW = f"""stepper => ({{texts: ({TEXTS_AND_CONTRAST})(stepper),
-                             geometry: ({SLIDER_GEOMETRY})(stepper),
-                             tables: ({TABLES_AS_WRAPPED})(stepper)}})"""
 
 
 def test_on_a_phone_stepper_tables_keep_words_whole_and_scroll_inside_their_box(read_on):
@@ -332,23 +330,26 @@ VIEW_AS_READ = """stepper => {
 }"""
 
 
+#: Everything measured at one view, in one call to the browser.
+ONE_VIEW = f"""stepper => ({{texts: ({TEXTS_AND_CONTRAST})(stepper),
+                             geometry: ({SLIDER_GEOMETRY})(stepper),
+                             tables: ({TABLES_AS_WRAPPED})(stepper),
+                             said: ({VIEW_AS_READ})(stepper)}})"""
+
+
 @pytest.fixture(scope="module")
-def views_as_read(visit_in_module, site) -> dict[str, list[list[dict]]]:
-    """Every view of every stepper of the site, as read on a desktop: by page, one list
-    per stepper (and per tab) of VIEW_AS_READ's findings, each with its place."""
+def views_as_read(read_on) -> dict[str, list[list[dict]]]:
+    """Every view of every stepper of the site, as read on a desktop in the light theme: by
+    page, one list per stepper (and per tab) of VIEW_AS_READ's findings, each with its place."""
     read: dict[str, list[list[dict]]] = {}
-    for path in stepper_pages(site):
-        page = visit_in_module(path, wait_for=DRAWN, width=DESKTOP).page
-        steppers = page.locator(STEPPER)
-        read[path] = []
-        for number in range(steppers.count()):
+    for page in read_on(DESKTOP, "light"):
+        read[page.path] = []
+        for number, views in enumerate(page.views):
             by_tab: dict = {}
-            for position, tab in each_view(page, steppers.nth(number)):
-                seen = steppers.nth(number).evaluate(VIEW_AS_READ)
-                seen["where"] = f"{path} stepper {number} at {position}, tab {tab}"
-                by_tab.setdefault(tab, []).append(seen)
-            read[path] += list(by_tab.values())
-        page.context.close()
+            for view in views:
+                where = f"{page.path} stepper {number} at {view.position}, tab {view.tab}"
+                by_tab.setdefault(view.tab, []).append({**view.said, "where": where})
+            read[page.path] += list(by_tab.values())
     return read
 
 
