@@ -25,7 +25,6 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from records import machine, write_record  # noqa: E402

@@ -11,8 +11,9 @@ only where the query has one, and writes times as its tables do.
 
 Each screen (a width and a theme) is read once for the whole module: :func:`read_on` opens
 every stepper page at it, walks every stepper through every view and measures all of the
-above at each one, what the view says included, in one call to the browser per view. The tests below then each judge
-one property on what was measured, as the reader would have seen it.
+above at each one, what the view says included, in one call to the browser per view. The
+tests below then each judge one property on what was measured, as the reader would have
+seen it.
 """
 from __future__ import annotations
 
@@ -298,9 +299,6 @@ TABLES_AS_WRAPPED = "stepper => {" + CELL_WORDS + """
   const wider = step.getBoundingClientRect().right > stepper.getBoundingClientRect().right + 0.5;
   return {broken, stuck, wider};
 }"""
-
-
-#: Everything measured at one view, in one call to the browser.
 
 
 def test_on_a_phone_stepper_tables_keep_words_whole_and_scroll_inside_their_box(read_on):
