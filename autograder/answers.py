@@ -271,9 +271,7 @@ class _SharedAnswers(dict):
 
     def __setitem__(self, key: str, answer: str) -> None:
         super().__setitem__(key, answer)
-        partial = self.folder / f"{_digest(key)}.partial"
-        partial.write_text(answer)
-        partial.replace(self.folder / f"{_digest(key)}.json")
+        _write_whole(self.folder / f"{_digest(key)}.json", answer)
 
 
 @contextlib.contextmanager
@@ -363,23 +361,21 @@ def spark_input(question: str, about: Any, make: Callable[[], Any]) -> Any:
     load()
     key = _key(question, about)
     name = f"{_digest(key)}.json"
-    with _lock:
-        made = _inputs.get(key) if _asked_afresh is None else None
-    if made is not None:
-        return json.loads(made)
-    if _asked_afresh is None and RECORDED_CHECKPOINTS is not None \
-            and (RECORDED_CHECKPOINTS / name).is_file():
-        return json.loads((RECORDED_CHECKPOINTS / name).read_text())
+    if _asked_afresh is None:
+        with _lock:
+            made = _inputs.get(key)
+        if made is None and RECORDED_CHECKPOINTS is not None \
+                and (RECORDED_CHECKPOINTS / name).is_file():
+            made = (RECORDED_CHECKPOINTS / name).read_text()
+        if made is not None:
+            return json.loads(made)
     made = json.dumps(make())
     with _lock:
         _inputs[key] = made
     record = os.environ.get(RECORD_ANSWERS)
     if record:
-        folder = checkpoints_beside(record)
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = folder / f"{name}.partial"
-        partial.write_text(made)
-        partial.replace(folder / name)
+        checkpoints_beside(record).mkdir(parents=True, exist_ok=True)
+        _write_whole(checkpoints_beside(record) / name, made)
     return json.loads(made)
 
 
@@ -477,6 +473,12 @@ def _write_record() -> None:
     path = os.environ.get(RECORD_ANSWERS)
     if not path:
         return
-    partial = Path(f"{path}.partial")
-    partial.write_text(json.dumps(_asked, indent=0, sort_keys=True))
+    _write_whole(Path(path), json.dumps(_asked, indent=0, sort_keys=True))
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write ``path`` so that a reader finds it whole or not at all (another process may be
+    reading the folder, and this one may be killed mid-write)."""
+    partial = path.with_name(f"{path.name}.partial")
+    partial.write_text(text)
     partial.replace(path)
