@@ -16,6 +16,7 @@ from .hidden_folders import repository_secrets
 from .processes import GradingLimits
 from .results import GRADED, NotebookGrade, summary, summary_table
 from .run import grade_class
+from .sandbox import why_not_available
 from .shards import MergeError, merge_courses, parse_shard, take_shard
 from .spark import grading_spark
 
@@ -132,6 +133,10 @@ def parser() -> argparse.ArgumentParser:
                        help="grade on the seed and Spark's answers another run recorded in "
                             "FOLDER/<assignment>/ (its course folder's spark-answers/) instead "
                             "of running the solution again")
+    grade.add_argument("--unsandboxed", action="store_true",
+                       help="grade on a machine that cannot build a sandbox (no bwrap, no user "
+                            "namespaces): learners' code then runs as you, and every record "
+                            "says so")
     merge = commands.add_parser("merge", help="gather the course folders of several shards "
                                               "(grade --shard K/N) into one class")
     merge.add_argument("shards", nargs="+", type=Path, metavar="SHARD_COURSE_DIR",
@@ -197,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(everybody)} learners (by a hash of their names)", file=sys.stderr)
         if not work:
             return 0
+    sandboxed = not args.unsandboxed
+    refused = why_not_available()
+    if sandboxed and refused:
+        command.error(f"cannot grade in a sandbox: {refused}. A learner's code would run as "
+                      "you, beside the gradebook; fix that, or grade here with --unsandboxed")
+    if not sandboxed:
+        print("grading UNSANDBOXED (--unsandboxed): a learner's code runs as you and can "
+              "reach the course folder; every record says so", file=sys.stderr)
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
     course = GradingCourse(args.course_dir or repository / ".course-work" / "classroom",
                            limits=limits, repository=repository)
@@ -204,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with grading_spark(args.spark, log_dir=course.root / "spark-logs",
                            hide=[*course.closed_folders(), args.submissions.resolve(),
-                                 *repository_secrets(repository)]) as remote:
+                                 *repository_secrets(repository)],
+                           sandboxed=sandboxed) as remote:
             if remote:
                 print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
             if remote and remote.not_hidden:
@@ -214,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
                                   force=args.force, deny=[args.submissions.resolve(), solutions],
                                   progress=Progress(),
                                   class_answers=not args.streams_per_notebook,
-                                  answers_of=answers_of)
+                                  answers_of=answers_of, sandboxed=sandboxed)
     except KeyboardInterrupt as stop:
         signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
         print(f"stopped by {signal.Signals(signum).name}: graded submissions are kept; "

@@ -134,8 +134,13 @@ class ConnectServer:
 
     def __init__(self, master: str = LOCAL_MASTER, *, port: int | None = None,
                  log_dir: Path | None = None, start_timeout: float = 120.0,
-                 extra_conf: dict[str, str] | None = None, hide: Iterable[Path] = ()):
+                 extra_conf: dict[str, str] | None = None, hide: Iterable[Path] = (),
+                 sandboxed: bool = False):
         self.master = master
+        #: Whether the server runs in a sandbox (:func:`.sandbox.server_sandbox`): it then
+        #: sees the notebooks' working folders and nothing of the course's but its package,
+        #: and ``hide`` has nothing left to hide.
+        self.sandboxed = sandboxed
         #: Folders the server's Spark cannot see (:mod:`.hidden_folders`), and, after
         #: :meth:`start`, why they are not hidden on this machine (None: they are).
         self.hide = list(hide)
@@ -181,7 +186,8 @@ class ConnectServer:
         return command + ["spark-internal"]
 
     def start(self) -> "ConnectServer":
-        command, self.not_hidden = hiding(self.command(), self.hide)
+        command, self.not_hidden = _isolated(self.command(), self.log_dir, self.hide,
+                                             self.sandboxed)
         self._process = _Process("Spark Connect server", command,
                                  self.log_dir / "connect-server.log", spark_env())
         try:
@@ -222,7 +228,8 @@ class StandaloneCluster:
     """A Spark standalone master and one worker on loopback (``spark://127.0.0.1:PORT``)."""
 
     def __init__(self, *, cores: int = 2, memory: str = "2g", log_dir: Path | None = None,
-                 start_timeout: float = 60.0, hide: Iterable[Path] = ()):
+                 start_timeout: float = 60.0, hide: Iterable[Path] = (),
+                 sandboxed: bool = False):
         self.port, self.worker_port = free_port(), free_port()
         self.cores, self.memory = cores, memory
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="spark-standalone-"))
@@ -232,6 +239,8 @@ class StandaloneCluster:
         #: files a learner's query names), and why not, on a machine where they can.
         self.hide = list(hide)
         self.not_hidden: str | None = None
+        #: Whether the worker (whose executors run the learners' queries) is sandboxed.
+        self.sandboxed = sandboxed
 
     @property
     def url(self) -> str:
@@ -247,11 +256,11 @@ class StandaloneCluster:
                 self.log_dir / "master.log", env)
             self._processes.append(master)
             master.wait_for_port(self.port, self.start_timeout)
-            command, self.not_hidden = hiding([
+            command, self.not_hidden = _isolated([
                 spark_class, "org.apache.spark.deploy.worker.Worker", self.url,
                 "--host", "127.0.0.1", "--port", str(self.worker_port),
                 "--webui-port", str(free_port()), "--cores", str(self.cores),
-                "--memory", self.memory], self.hide)
+                "--memory", self.memory], self.log_dir, self.hide, self.sandboxed)
             worker = _Process("standalone worker", command, self.log_dir / "worker.log", env)
             self._processes.append(worker)
             worker.wait_for_port(self.worker_port, self.start_timeout)
@@ -279,6 +288,16 @@ class StandaloneCluster:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _isolated(command: list[str], log_dir: Path, hide: Iterable[Path],
+              sandboxed: bool) -> tuple[list[str], str | None]:
+    """``command`` in the server's sandbox, or else with ``hide`` mounted over
+    (:mod:`.hidden_folders`); and why the folders are not hidden, if they are not."""
+    if sandboxed:
+        from .sandbox import server_sandbox
+        return server_sandbox(log_dir).command(command), None
+    return hiding(command, hide)
 
 
 def release_session(url: str, *, stop_queries: bool = True) -> list[str]:

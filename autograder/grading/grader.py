@@ -8,16 +8,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from ..contract import ANSWERS, GUARD_DENY, GUARD_LOG, JVM_LOG
+from ..contract import ANSWERS, GUARD_DENY, GUARD_LOG, JVM_LOG, SHARED_ANSWERS
 from ..warm_python import scripts_folder
 from .course import REPOSITORY, GradingCourse, file_digest, nbgrader_env
 from .processes import kill_tree, last_error, run_watched
 from .reference import record_answers
+from .sandbox import SANDBOX, kernel_sandbox, new_workdir, why_not_available
 from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK,
                       SERVER_LOST, NotebookGrade)
 from .spark import GradingSpark, session_url
@@ -51,7 +51,13 @@ class Grader:
     server: a :class:`~autograder.grading.spark.GradingSpark` or its URL)."""
 
     def __init__(self, course: GradingCourse, *, remote: GradingSpark | str | None = None,
-                 env: dict[str, str] | None = None, deny: list[Path] = ()):
+                 env: dict[str, str] | None = None, deny: list[Path] = (),
+                 sandboxed: bool = True):
+        """``sandboxed``: every learner's kernel runs in a sandbox (:mod:`.sandbox`); False
+        only where the machine cannot build one and the instructor said so."""
+        if sandboxed and why_not_available():
+            raise RuntimeError(f"cannot grade in a sandbox: {why_not_available()}")
+        self.sandboxed = sandboxed
         self.course = course
         self.spark = remote if isinstance(remote, GradingSpark) or remote is None \
             else GradingSpark(remote)
@@ -165,6 +171,7 @@ class Grader:
         notebook again."""
         start = time.monotonic()
         grade = self._grade(assignment, student, Path(notebook))
+        grade.sandboxed = self.sandboxed
         grade.seconds = round(time.monotonic() - start, 1)
         ledger = self.course.ledger(assignment, student)
         if grade.outcome == GRADER_FAULT:
@@ -268,7 +275,7 @@ class Grader:
         Connect session, with a fresh guard log; retried once if another notebook held the
         gradebook's lock."""
         guard_log.unlink(missing_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix=f"grading-{student}-"))
+        workdir = new_workdir()
         spark, generation = self.spark, self.spark.generation if self.spark else 0
 
         def server_lost() -> str | None:
@@ -279,6 +286,11 @@ class Grader:
         url = session_url(self.remote) if self.remote else None
         env = {**self._kernel_env(assignment, workdir, url), GUARD_LOG: str(guard_log),
                GUARD_DENY: os.pathsep.join(str(p) for p in self.deny)}
+        kernel_log = workdir / "guard.jsonl"
+        if self.sandboxed:
+            env[SANDBOX] = json.dumps(self._sandbox(env, workdir, kernel_log).to_json())
+        else:
+            kernel_log = guard_log
         log = self.course.ledger(assignment, student).with_suffix(".log")
         command = [sys.executable, "-m", "nbgrader", "autograde", assignment,
                    "--student", student, "--force"]
@@ -304,12 +316,33 @@ class Grader:
                 if not (outcome == GRADED and GRADEBOOK_LOCKED in log.read_text(errors="replace")):
                     break  # else another notebook was saving its grades: once more
         finally:
+            if kernel_log != guard_log:
+                _take_kernel_log(kernel_log, guard_log)
             if url and spark.alive():  # a dead server has no session to release
                 left = _release(url)
                 if left:
                     detail = _also(detail, f"left {len(left)} streaming query(ies) running (stopped)")
             shutil.rmtree(workdir, ignore_errors=True)
         return outcome, detail
+
+    def _sandbox(self, env: dict[str, str], workdir: Path, kernel_log: Path):
+        """The sandbox of one notebook's kernel: it writes its working folder (and the
+        guard's log there); it reads the checkpoints the solution's run recorded for it
+        (inputs, not answers), the answers file only when its notebook judges its own checks,
+        and the tests' shared answers when they are shared."""
+        from ..answers import checkpoints_beside
+
+        readable, writable = [], []
+        answers = env.get(ANSWERS)
+        if answers:
+            readable.append(checkpoints_beside(answers))
+            if Path(answers).is_file():
+                readable.append(Path(answers))
+        if env.get(SHARED_ANSWERS):
+            writable.append(Path(env[SHARED_ANSWERS]))
+        return kernel_sandbox(workdir, readable=[p for p in readable if Path(p).exists()],
+                              writable=[p for p in writable if p.is_dir()],
+                              env={GUARD_LOG: str(kernel_log)})
 
     def _kernel_env(self, assignment: str, workdir: Path, url: str | None) -> dict[str, str]:
         """The environment of a kernel that runs one notebook: its own temporary folder and
@@ -332,6 +365,24 @@ def _release(url: str, timeout: float = 60.0) -> list[str]:
     worker.start()
     worker.join(timeout)
     return stopped
+
+
+#: The most of a kernel's guard log that is kept (a learner's code can write to it).
+KERNEL_LOG_LIMIT = 4 * 2**20
+
+
+def _take_kernel_log(kernel_log: Path, guard_log: Path) -> None:
+    """Put what the kernel's guard wrote in its sandbox ahead of what this notebook's judge
+    wrote beside the records: one log of the notebook, read as data."""
+    try:
+        with open(kernel_log, "rb") as log:
+            kernel = log.read(KERNEL_LOG_LIMIT)
+    except OSError:
+        kernel = b""
+    judge = guard_log.read_bytes() if guard_log.exists() else b""
+    if kernel and not kernel.endswith(b"\n"):
+        kernel += b"\n"
+    guard_log.write_bytes(kernel + judge)
 
 
 def graders_faults(events: list[dict], grade_ids: list[str]) -> list[str]:

@@ -251,6 +251,23 @@ class GuardedExecute(Execute):
     start and end of each grade cell for it. The notebook it returns is unchanged: the
     extra cell and the marks exist only while it runs."""
 
+    def create_kernel_manager(self):
+        """nbclient's kernel manager; in the notebook's sandbox when the grading command
+        gave one (:mod:`.sandboxed_kernel`)."""
+        import os
+
+        from .sandbox import SANDBOX, Sandbox
+
+        described = os.environ.get(SANDBOX)
+        if not described:
+            return super().create_kernel_manager()
+        from .sandboxed_kernel import SandboxedKernelManager
+
+        self.kernel_manager_class = SandboxedKernelManager
+        km = super().create_kernel_manager()
+        km.sandbox = Sandbox.from_json(json.loads(described))
+        return km
+
     def preprocess(self, nb, resources=None, km=None):
         from .judge import hand_over_answers
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -20,6 +19,7 @@ from ..contract import ANSWERS, RECORD_ANSWERS, SEED
 from .course import GradingCourse
 from .processes import GradingLimits, last_error, run_watched
 from .results import GRADED
+from .sandbox import new_workdir
 from .spark import session_url
 
 #: (temporary folder, Connect session URL or None) -> the environment of a kernel.
@@ -54,7 +54,7 @@ def record_answers(course: GradingCourse, assignment: str, *, kernel_env: Kernel
     for old in (checkpoints_beside(answers), checkpoints_beside(recording)):
         shutil.rmtree(old, ignore_errors=True)
     seed_file.write_text(seed)  # COURSE_SEED=<it> replays the run's streams
-    workdir = Path(tempfile.mkdtemp(prefix=f"grading-answers-{assignment}-"))
+    workdir = new_workdir(f"solution-{assignment}")  # where a sandboxed server reaches it
     source = course.root / "source" / assignment / course.notebook_name(assignment)
     url = session_url(remote) if remote else None
     env = {**kernel_env(workdir, url), SEED: seed, RECORD_ANSWERS: str(recording)}

@@ -50,6 +50,9 @@ class NotebookGrade:
     flags: list[str] = field(default_factory=list)
     detail: str = ""
     seconds: float = 0.0
+    #: Whether the learner's code ran in a sandbox (:mod:`.sandbox`); False only for a run
+    #: told ``--unsandboxed``, and for records written before the sandbox existed.
+    sandboxed: bool = True
 
     @property
     def score(self) -> float:
@@ -68,7 +71,7 @@ class NotebookGrade:
     @classmethod
     def from_json(cls, data: dict) -> "NotebookGrade":
         cells = {k: CellScore(**v) for k, v in data.pop("cells").items()}
-        return cls(cells=cells, **data)
+        return cls(cells=cells, **{"sandboxed": False, **data})
 
 
 def summary(results: dict[str, dict[str, NotebookGrade]], *, plain: bool = False) -> Group:

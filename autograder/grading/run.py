@@ -24,7 +24,8 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                 remote: GradingSpark | str | None, jobs: int = 2,
                 env: dict[str, str] | None = None, force: bool = False, deny: list[Path] = (),
                 progress=None, class_answers: bool = True,
-                answers_of: dict[str, Path] | None = None) -> dict[str, dict[str, NotebookGrade]]:
+                answers_of: dict[str, Path] | None = None,
+                sandboxed: bool = True) -> dict[str, dict[str, NotebookGrade]]:
     """Grade ``work`` ({assignment: {learner: notebook}}); resume unless ``force``.
 
     With ``class_answers`` every notebook of an assignment is graded on the same fresh
@@ -35,9 +36,10 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     the class: whatever goes wrong is its outcome. When the grader is at fault instead (its
     Connect server died), the server is started again and every notebook the outage touched
     is graded again (:data:`REGRADES` times at most), so nobody is scored for it.
+    ``sandboxed``: each learner's kernel runs in a sandbox (:mod:`.sandbox`).
     """
     progress = progress or Silent()
-    grader = Grader(course, remote=remote, env=env, deny=list(deny))
+    grader = Grader(course, remote=remote, env=env, deny=list(deny), sandboxed=sandboxed)
     results: dict[str, dict[str, NotebookGrade]] = {a: {} for a in work}
     todo = []
     answers_of = answers_of or {}
@@ -101,7 +103,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *,
               env: dict[str, str] | None = None, workdir: Path | None = None,
               spark: str | None = None, jobs: int = 1,
               class_answers: bool = True,
-              answers_of: Path | None = None) -> dict[str, NotebookGrade]:
+              answers_of: Path | None = None,
+              sandboxed: bool = True) -> dict[str, NotebookGrade]:
     """Grade each learner's notebook with nbgrader; return grades by learner.
 
     ``submissions`` maps a learner's name to the notebook they handed in. The nbgrader
@@ -113,7 +116,8 @@ def autograde(assignment: str, submissions: dict[str, Path], *,
     defaults when None). ``jobs`` notebooks are graded at once. ``class_answers``: see
     :func:`grade_class`. ``answers_of``: the seed and Spark's answers of an earlier run of
     the assignment (the ``spark-answers/<assignment>`` folder of its course): the class is
-    graded on that run's streams, and the solution is not run again.
+    graded on that run's streams, and the solution is not run again. ``sandboxed``: the
+    kernels, and a server started here, run in sandboxes (:mod:`.sandbox`).
     """
     spark = spark or os.environ.get(SHARED_SERVER) or "local"
     with contextlib.ExitStack() as stack:
@@ -121,9 +125,10 @@ def autograde(assignment: str, submissions: dict[str, Path], *,
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
         course = GradingCourse(root, limits=limits or GradingLimits())
         remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs",
-                                                   hide=course.closed_folders()))
+                                                   hide=course.closed_folders(),
+                                                   sandboxed=sandboxed))
         results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
                               jobs=jobs, env=env, force=True,
-                              class_answers=class_answers,
+                              class_answers=class_answers, sandboxed=sandboxed,
                               answers_of={assignment: answers_of} if answers_of else None)
         return results[assignment]

@@ -60,7 +60,8 @@ class GradingSpark:
 
 
 @contextlib.contextmanager
-def grading_spark(spark: str | None, log_dir: Path | None = None, hide: Iterable[Path] = ()):
+def grading_spark(spark: str | None, log_dir: Path | None = None, hide: Iterable[Path] = (),
+                  sandboxed: bool = False):
     """Yield the :class:`GradingSpark` to grade against (or None for a local Spark per
     notebook).
 
@@ -73,6 +74,8 @@ def grading_spark(spark: str | None, log_dir: Path | None = None, hide: Iterable
     (start a one-worker standalone cluster and a Connect server on it), a ``spark://``
     master URL (a Connect server on that cluster), or an ``sc://`` URL (an existing server).
     Whatever is started here is stopped on the way out, on errors and Ctrl-C included.
+    ``sandboxed``: what is started here runs in the server's sandbox
+    (:func:`.sandbox.server_sandbox`), which shows it nothing to hide.
     """
     from .connect_server import ConnectServer, StandaloneCluster
     from .hidden_folders import repository_secrets
@@ -84,11 +87,12 @@ def grading_spark(spark: str | None, log_dir: Path | None = None, hide: Iterable
         yield GradingSpark(spark)
     elif spark == "server" or spark.startswith("spark://") or spark.startswith("local"):
         master = "local[2]" if spark == "server" else spark
-        with ConnectServer(master, log_dir=log_dir, hide=hidden) as server:
+        with ConnectServer(master, log_dir=log_dir, hide=hidden, sandboxed=sandboxed) as server:
             yield GradingSpark(server.url, server)
     elif spark == "standalone":
-        with StandaloneCluster(log_dir=log_dir, hide=hidden) as cluster, \
-                ConnectServer(cluster.url, log_dir=log_dir, hide=hidden) as server:
+        with StandaloneCluster(log_dir=log_dir, hide=hidden, sandboxed=sandboxed) as cluster, \
+                ConnectServer(cluster.url, log_dir=log_dir, hide=hidden,
+                              sandboxed=sandboxed) as server:
             server.not_hidden = server.not_hidden or cluster.not_hidden
             yield GradingSpark(server.url, server)
     else:
