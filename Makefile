@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test test-hostile env lock bench clean release widgets axe chromium bench-book grade bench-grading lab lab-instructor check known-answers mutation mutation-on-spark
+.PHONY: book test test-hostile env lock bench clean release widgets axe chromium sandbox bench-book grade bench-grading lab lab-instructor check known-answers mutation mutation-on-spark
 
 env: $(STAMP)
 
@@ -27,7 +27,7 @@ book: env widgets
 	$(BIN)/python scripts/build_book.py
 
 # Everything, on two workers (pyproject.toml), the hostile-submission corpus included.
-test: env widgets axe chromium
+test: env widgets axe chromium sandbox
 	$(BIN)/python -m pytest
 
 # The hostile-submission corpus alone, in one process (what its limits were measured on).
@@ -92,7 +92,7 @@ bench: env
 # (ASSIGNMENT=--all for every assignment; see docs/instructor.md).
 ASSIGNMENT ?= --all
 SUBMISSIONS ?= submitted
-grade: env
+grade: env sandbox
 	$(BIN)/python -m autograder.classroom grade $(ASSIGNMENT) --submissions $(SUBMISSIONS) $(GRADE_OPTIONS)
 
 # Stock nbgrader vs the grading command vs the Spark work alone (docs/instructor.md).
@@ -113,6 +113,12 @@ axe:
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+# Debian's bubblewrap, the sandbox every graded notebook runs in (autograder/grading/sandbox.py,
+# docs/instructor.md "The sandbox"): installed when missing, which needs root as on CI.
+sandbox:
+	@command -v bwrap >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; }
 
 # Fresh and warm build times of the book.
 bench-book: env widgets

@@ -41,6 +41,10 @@ SHARED_ANSWERS = "AUTOGRADER_SHARED_ANSWERS"
 #: A Spark Connect server to grade against (the tests' shared server); ``SPARK_REMOTE``
 #: itself is left to the session factory.
 SHARED_SERVER = "AUTOGRADER_SPARK_REMOTE"
+#: Set to "1" inside a graded notebook's sandbox (:mod:`autograder.grading.sandbox`): what
+#: the kernel starts there dies with it and reaches nothing of the grader's, so its guard
+#: no longer refuses to start processes.
+SANDBOXED = "AUTOGRADER_SANDBOXED"
 #: The audit event a reference answer of the course raises when a learner's answer runs it
 #: (:func:`autograder.checking.reference_answer`); the kernel's guard records it.
 BORROWED = "autograder.reference_borrowed"

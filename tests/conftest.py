@@ -32,6 +32,7 @@ LONGEST_FIRST = [
     "tests/grading/test_aggregation_planning_grading.py",
     "tests/grading/test_state_store_grading.py",
     "tests/grading/test_classroom_command.py",
+    "tests/grading/test_sandbox.py",   # a class of attackers, waited out after the command
     "tests/chapters/test_stream_join_checks.py",  # a fresh seed: Spark asked anew
     "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
     "tests/grading/test_classroom_shards.py",

@@ -12,12 +12,13 @@ import threading
 import time
 from pathlib import Path
 
-from ..contract import ANSWERS, GUARD_DENY, GUARD_LOG, JVM_LOG, SHARED_ANSWERS
+from ..contract import ANSWERS, CHECKPOINTS, GUARD_DENY, GUARD_LOG, JVM_LOG, SHARED_ANSWERS
 from ..warm_python import scripts_folder
 from .course import REPOSITORY, GradingCourse, file_digest, nbgrader_env
 from .processes import kill_tree, last_error, run_watched
 from .reference import record_answers
-from .sandbox import SANDBOX, kernel_sandbox, new_workdir, why_not_available
+from .sandbox import (INPUTS, RECORDED_ANSWERS, SANDBOX, kernel_sandbox, new_workdir,
+                      why_not_available)
 from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK,
                       SERVER_LOST, NotebookGrade)
 from .spark import GradingSpark, session_url
@@ -27,6 +28,9 @@ from .warm_nbgrader import WarmNbgrader
 #: What nbgrader's output says when a notebook's kernel died (nbclient's error, and
 #: nbgrader's own line).
 KERNEL_DEATH = ("DeadKernelError", "Kernel died")
+#: What it says when the kernel died before it could run a cell: no code of the learner's
+#: had run, so the fault is the grader's (its sandbox, the machine).
+KERNEL_NEVER_STARTED = "Kernel died before replying to kernel_info"
 #: What it says when another notebook of the run held the gradebook (SQLite's lock) as it
 #: saved its grades: that notebook is graded once more.
 GRADEBOOK_LOCKED = "database is locked"
@@ -228,6 +232,10 @@ class Grader:
             outcome, detail = self._autograde(assignment, student, guard_log, autograded)
             if outcome == GRADED and not self._kernel_died(assignment, student):
                 detail = _also(detail, DIED_ONCE)
+            elif outcome == GRADED and KERNEL_NEVER_STARTED in self._log_text(assignment, student):
+                outcome, detail = GRADER_FAULT, ("the notebook's kernel did not start (its "
+                                                 "sandbox or the machine): none of the "
+                                                 "learner's code ran")
             elif outcome == GRADED:
                 detail = "it died again when graded a second time"
         if outcome == GRADED:
@@ -328,21 +336,22 @@ class Grader:
     def _sandbox(self, env: dict[str, str], workdir: Path, kernel_log: Path):
         """The sandbox of one notebook's kernel: it writes its working folder (and the
         guard's log there); it reads the checkpoints the solution's run recorded for it
-        (inputs, not answers), the answers file only when its notebook judges its own checks,
-        and the tests' shared answers when they are shared."""
+        (inputs, not answers), the answers file only when its notebook judges its own checks
+        (both at :data:`~.sandbox.INPUTS`, the course folder they are in being absent), and
+        the tests' shared answers when they are shared."""
         from ..answers import checkpoints_beside
 
-        readable, writable = [], []
+        inputs, inside = {}, {GUARD_LOG: str(kernel_log)}
         answers = env.get(ANSWERS)
-        if answers:
-            readable.append(checkpoints_beside(answers))
-            if Path(answers).is_file():
-                readable.append(Path(answers))
-        if env.get(SHARED_ANSWERS):
-            writable.append(Path(env[SHARED_ANSWERS]))
-        return kernel_sandbox(workdir, readable=[p for p in readable if Path(p).exists()],
-                              writable=[p for p in writable if p.is_dir()],
-                              env={GUARD_LOG: str(kernel_log)})
+        if answers and checkpoints_beside(answers).is_dir():
+            inputs[checkpoints_beside(RECORDED_ANSWERS).name] = checkpoints_beside(answers)
+            inside[CHECKPOINTS] = f"{INPUTS}/{checkpoints_beside(RECORDED_ANSWERS)}"
+        if answers and Path(answers).is_file():  # found by the kernel manager, if kept
+            inputs[RECORDED_ANSWERS] = Path(answers)
+        shared = env.get(SHARED_ANSWERS)
+        return kernel_sandbox(workdir, inputs=inputs,
+                              writable=[Path(shared)] if shared and Path(shared).is_dir() else [],
+                              env=inside)
 
     def _kernel_env(self, assignment: str, workdir: Path, url: str | None) -> dict[str, str]:
         """The environment of a kernel that runs one notebook: its own temporary folder and

@@ -26,7 +26,7 @@ import os
 import sys
 import threading
 
-from ..contract import BORROWED, GRADER_FAULT, GUARD_DENY, GUARD_LOG
+from ..contract import BORROWED, GRADER_FAULT, GUARD_DENY, GUARD_LOG, SANDBOXED
 
 #: The statements put around each grade cell while it runs (never saved in the notebook).
 START_MARK = "__autograder_grade_cell__"
@@ -39,7 +39,7 @@ DISPLAY_ATTRIBUTES = {"showtraceback", "_showtraceback", "showsyntaxerror", "set
 FILE_CHANGES = ("os.remove", "os.rename", "os.truncate", "shutil.rmtree", "os.unlink")
 #: Ways into the garbage collector, where the guard's own references live.
 GC_WALKS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
-#: Ways to start a process, refused under a shared Spark Connect server.
+#: Ways to start a process, refused under a shared Spark Connect server outside a sandbox.
 PROCESS_STARTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
                   "os.fork", "os.forkpty", "pty.spawn")
 
@@ -57,7 +57,11 @@ def install(checked: list[str] = ("autograder",)) -> None:
     closed = ClosedFiles.from_environment(log_path)
     load_checks(checked)
     report_uncaught_course_faults()
-    guard = KernelGuard(log, closed, Pristine.now(), remote=bool(os.environ.get("SPARK_REMOTE")))
+    # Processes are refused only where they could outlive the notebook beside a shared
+    # server: not in the sandbox, whose processes end with it.
+    guard = KernelGuard(log, closed, Pristine.now(),
+                        remote=bool(os.environ.get("SPARK_REMOTE"))
+                        and os.environ.get(SANDBOXED) != "1")
     sys.addaudithook(guard.hook)
 
 

@@ -43,6 +43,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..contract import SANDBOXED
+
 #: The tool that builds the sandbox (Debian's ``bubblewrap`` package).
 BWRAP = "bwrap"
 #: Who a sandboxed process is inside its user namespace: ``nobody``, no capability.
@@ -55,6 +57,12 @@ SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
 ETC = ("passwd", "group", "hosts", "nsswitch.conf", "resolv.conf", "localtime", "timezone",
        "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
        "java-17-openjdk", "mime.types", "os-release")
+#: Where a sandbox finds what it is given to read from the course's folders (the streams
+#: and checkpoints a run recorded), so that those folders' own paths do not exist inside.
+INPUTS = "/course-inputs"
+#: The name a run's answers file has there, when a kernel judging its own checks reads it
+#: (its recorded checkpoints are beside it, as outside: ``recorded.checkpoints``).
+RECORDED_ANSWERS = "recorded.json"
 #: The environment variable a notebook's nbgrader process finds its kernel's sandbox in
 #: (:class:`Sandbox`, as JSON); it takes it out before the kernel starts.
 SANDBOX = "AUTOGRADER_SANDBOX"
@@ -93,15 +101,20 @@ class Sandbox:
     env: dict[str, str] = field(default_factory=dict)
     #: Folders bound read-write *over* the sandbox's private ``/tmp`` (a server's scratch).
     tmp: str | None = None
+    #: Files and folders bound read-only at another path (``(outside, inside)``), under
+    #: :data:`INPUTS`: the folder they come from (the course's) does not appear inside.
+    inputs: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         return {"writable": list(self.writable), "readable": list(self.readable),
-                "chdir": self.chdir, "env": self.env, "tmp": self.tmp}
+                "chdir": self.chdir, "env": self.env, "tmp": self.tmp,
+                "inputs": [list(pair) for pair in self.inputs]}
 
     @classmethod
     def from_json(cls, data: dict) -> "Sandbox":
         return cls(tuple(data["writable"]), tuple(data.get("readable", ())), data.get("chdir"),
-                   dict(data.get("env", {})), data.get("tmp"))
+                   dict(data.get("env", {})), data.get("tmp"),
+                   tuple(tuple(pair) for pair in data.get("inputs", ())))
 
     def command(self, argv: list[str]) -> list[str]:
         """``argv`` run inside this sandbox."""
@@ -124,6 +137,8 @@ class Sandbox:
             options += ["--tmpfs", "/tmp"]
         for path in _outermost([*python_folders(), *self.readable]):
             options += ["--ro-bind", path, path]
+        for outside, inside in self.inputs:
+            options += ["--ro-bind", outside, inside]
         for path in self.writable:
             options += ["--bind", path, path]
         if self.chdir:
@@ -134,14 +149,19 @@ class Sandbox:
 
 
 def python_folders() -> list[str]:
-    """What a sandboxed Python needs to read: this interpreter, its virtual environment
-    (PySpark in it), the course's ``autograder`` package (an editable install finds it in
-    the repository: that folder alone is bound, not the repository), and Java."""
+    """What a sandboxed Python needs to read: this interpreter, its virtual environment,
+    every site-packages folder this Python imports from (an environment may reach another's
+    through a ``.pth`` file), the course's ``autograder`` package (an editable install finds
+    it in the repository: that folder alone is bound, not the repository), and Java. The
+    folder a command was started in is on ``sys.path`` too, and is never bound: it may be
+    the course's."""
     import pyspark
 
     from .. import __file__ as package
     folders = {Path(sys.base_prefix), Path(sys.prefix), Path(package).parent,
                Path(pyspark.__file__).parent}
+    folders |= {Path(entry) for entry in sys.path
+                if Path(entry).name in ("site-packages", "dist-packages")}
     java = shutil.which("java")
     if java:
         folders.add(Path(java).resolve().parents[1])
@@ -158,13 +178,18 @@ def _outermost(paths) -> list[str]:
 
 
 def kernel_sandbox(workdir: Path, *, readable: list[Path] = (), writable: list[Path] = (),
+                   inputs: dict[str, Path] | None = None,
                    env: dict[str, str] | None = None) -> Sandbox:
     """The sandbox of one graded notebook's kernel: its working folder is its home, its
-    temporary folder and the only place it writes."""
+    temporary folder and the only place it writes. ``inputs`` ({name: path}): read-only,
+    at ``INPUTS/name`` inside."""
     workdir = str(Path(workdir).resolve())
     return Sandbox(writable=(workdir, *map(str, writable)), readable=tuple(map(str, readable)),
                    chdir=workdir,
-                   env={"HOME": workdir, "TMPDIR": workdir, "IPYTHONDIR": f"{workdir}/.ipython",
+                   inputs=tuple((str(Path(path).resolve()), f"{INPUTS}/{name}")
+                                for name, path in (inputs or {}).items()),
+                   env={SANDBOXED: "1",
+                        "HOME": workdir, "TMPDIR": workdir, "IPYTHONDIR": f"{workdir}/.ipython",
                         "JUPYTER_CONFIG_DIR": f"{workdir}/.jupyter",
                         "MPLCONFIGDIR": f"{workdir}/.matplotlib", **(env or {})})
 

@@ -6,6 +6,11 @@ starts the same command inside the notebook's :class:`~.sandbox.Sandbox`, with t
 connection file bound read-only: the kernel talks to nbgrader over the same loopback
 sockets as before, and nbgrader (outside) reads the kernel's outputs as before.
 
+What the kernel is given to read from the course's folders is bound under
+:data:`~.sandbox.INPUTS`, and its environment names it there: the answers file of a run
+whose kernel judges its own checks (when :func:`~.judge.hand_over_answers` has not taken
+it for the judge), the recorded checkpoints always.
+
 Two things change with the sandbox, both here:
 
 * a cell stopped at its time limit is interrupted by a message on the kernel's control
@@ -17,11 +22,13 @@ Two things change with the sandbox, both here:
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from jupyter_client.manager import AsyncKernelManager
 
-from .sandbox import SANDBOX, Sandbox
+from ..contract import ANSWERS
+from .sandbox import INPUTS, RECORDED_ANSWERS, SANDBOX, Sandbox
 
 
 class SandboxedKernelManager(AsyncKernelManager):
@@ -41,8 +48,11 @@ class SandboxedKernelManager(AsyncKernelManager):
         if self.sandbox is None:
             return command
         connection = os.path.realpath(self.connection_file)
-        inside = Sandbox(self.sandbox.writable, (*self.sandbox.readable, connection),
-                         self.sandbox.chdir, self.sandbox.env, self.sandbox.tmp)
+        env = dict(self.sandbox.env)
+        if os.environ.get(ANSWERS):  # not handed to the judge: the kernel judges its checks
+            env[ANSWERS] = f"{INPUTS}/{RECORDED_ANSWERS}"
+        inside = dataclasses.replace(self.sandbox, readable=(*self.sandbox.readable, connection),
+                                     env=env)
         wrapped = inside.command(command)
         # The kernel's environment is nbgrader's, less the sandbox's own description and
         # nbgrader's pid: ipykernel would compare it with its parent's, which is `bwrap`'s

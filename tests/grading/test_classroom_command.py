@@ -52,10 +52,14 @@ KERNEL = "ipykernel_launcher"
 def _running(pid: int, word: str) -> list[psutil.Process]:
     """The processes under ``pid`` with ``word`` in their command line, as an argument of its
     own (``ipykernel_launcher``) or the end of a class name (``SparkConnectServer``); zombies
-    have none. (A part of a path would not do: every Spark process names autograder/'s files.)"""
+    have none. (A part of a path would not do: every Spark process names autograder/'s files.)
+    The sandbox a process runs in (``bwrap``, whose command line holds the process's) is not
+    the process."""
     found = []
     for process in _descendants(pid):
         try:
+            if process.name() == "bwrap":
+                continue
             if any(part == word or part.endswith("." + word) for part in process.cmdline()):
                 found.append(process)
         except psutil.Error:

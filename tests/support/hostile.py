@@ -16,7 +16,7 @@ time; the honest parts they keep come from the solution.
 from __future__ import annotations
 
 import copy
-import tempfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -125,13 +125,17 @@ class Case:
 
 
 def _dies_once(target: Path) -> Path:
-    """A notebook whose kernel dies in its first grading run only (a marker file outside
-    every folder of the course remembers it), with task 1 solved."""
-    marker = Path(tempfile.mkdtemp(prefix="kernel-dies-once-")) / "died"
+    """A notebook whose kernel dies in its first grading run only, with task 1 solved. Its
+    sandbox keeps nothing from one run to the next, so what remembers the first death is a
+    folder Spark wrote, where only the run's Spark server looks (the one place a notebook
+    can leave a mark that the next run of it finds)."""
+    marker = f"/tmp/kernel-dies-once-{uuid.uuid4().hex}"
     return notebook({"predict_state": (
         "import os\n"
-        f"if not os.path.exists({str(marker)!r}):\n"
-        f"    open({str(marker)!r}, 'w').close()\n"
+        "try:\n"
+        f"    spark.read.text({marker!r}).collect()\n"
+        "except Exception:\n"
+        f"    spark.range(1).selectExpr('string(id)').write.text({marker!r})\n"
         "    os._exit(9)\n")}, solved=("predict_emitted",))(target)
 
 
@@ -213,12 +217,14 @@ CASES: dict[str, Case] = {
         solved=("predict_state",)),
         STATE_ONLY if why_not_hidden() is None
         else {**STATE_ONLY, "test_predict_emitted": FULL["test_predict_emitted"]}),
+    # the gradebook looked for around the kernel's folder: in the sandbox there is none to
+    # find (the course folder is not mounted), so nothing is done and nothing is flagged
     "writes_gradebook": Case(notebook({"predict_emitted": (
         "import glob, importlib\n"
         "db = importlib.import_module('sql' + 'ite3')\n"
         "for path in glob.glob('../../../*.db'):\n"
         "    db.connect(path).execute('update grade set auto_score = 99')\n")},
-        solved=("predict_state",)), ZERO, flagged=True),
+        solved=("predict_state",)), STATE_ONLY),
     # Spark's Python is a script in a folder of the grading run (autograder.warm_python):
     # without it, the notebooks graded after this one would have no Python for a processor
     "removes_spark_python": Case(notebook({"predict_emitted": (
