@@ -15,12 +15,16 @@ and a maintainer finds one concern per module:
 ``warm_nbgrader``      each notebook's nbgrader, forked from a process that imported it once
 ``judge``              the judging half: each grade cell's answers judged outside the
                        kernel, with Spark's recorded answers
+``sandbox``            where a learner's code runs: its own user, PID and mount namespaces
+                       (``bwrap``), nothing of the grader's mounted, nothing left behind
+``sandboxed_kernel``   the kernel manager that starts each graded kernel in its sandbox
 ``guards``             what a cheat cannot do: the scan before, the guarded execution
 ``kernel_guard``       the guard inside a learner's kernel (standard library only)
 ``verdict``            after the run: which tasks a cheat touched, cells out of time
 ``spark``              the Spark of a run (a Connect server) and each notebook's session
 ``connect_server``     starting Spark Connect servers and standalone clusters
-``hidden_folders``     what those servers cannot see: the solutions, the tests, the history
+``hidden_folders``     what an unsandboxed server cannot see: the solutions, the tests, the
+                       history
 ``results``            what grading a notebook ends with; the summary table
 ``shards``             one class on several machines: ``--shard K/N``, ``merge``
 ``cli``                the command line

@@ -62,15 +62,15 @@ class Progress:
             self.bar.start()
 
     def note(self, line: str) -> None:
-        self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        _say(lambda: self.console.print(line, markup=False, highlight=False, soft_wrap=True))
 
     def advance(self, assignment: str, grade: NotebookGrade) -> None:
         self.done += 1
         self.flagged += bool(grade.flags) or grade.outcome != GRADED
         if self.bar:
             (task,) = self.bar.task_ids
-            self.bar.update(task, advance=1, flagged=self.flagged,
-                            last=f"{assignment}/{grade.student}"[:40])
+            _say(lambda: self.bar.update(task, advance=1, flagged=self.flagged,
+                                         last=f"{assignment}/{grade.student}"[:40]))
             return
         elapsed = time.monotonic() - self.started
         left = elapsed / self.done * (self.total - self.done)
@@ -163,6 +163,15 @@ def _stop(signum, frame) -> None:
     raise Stopped(signum)
 
 
+def _say(write) -> None:
+    """Write progress, or drop it where nobody reads any more (a closed terminal, a pipe
+    whose reader is gone): the records are what a run leaves, its progress a courtesy."""
+    try:
+        write()
+    except OSError:
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         # Ctrl-C (SIGINT) stops the class and keeps what is graded, also when a script
@@ -171,9 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         # SIGTERM (what `timeout`, a scheduler or `kill` send) and SIGHUP (a closing
         # terminal) stop it the same way: the notebooks being graded and their kernels
-        # are ended with it, and a later run resumes.
+        # are ended with it, and a later run resumes. A command started to outlive its
+        # terminal (`nohup`, which ignores SIGHUP) keeps grading when it closes.
         signal.signal(signal.SIGTERM, _stop)
-        signal.signal(signal.SIGHUP, _stop)
+        if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+            signal.signal(signal.SIGHUP, _stop)
     command = parser()
     args = command.parse_args(argv)
     if args.command == "merge":
@@ -231,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                                   answers_of=answers_of, sandboxed=sandboxed)
     except KeyboardInterrupt as stop:
         signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
-        print(f"stopped by {signal.Signals(signum).name}: graded submissions are kept; "
-              "run the same command to resume", file=sys.stderr)
+        _say(lambda: print(f"stopped by {signal.Signals(signum).name}: graded submissions "
+                           "are kept; run the same command to resume", file=sys.stderr))
         return 128 + signum
     env = nbgrader_env()
     if not args.no_feedback:
@@ -241,11 +252,12 @@ def main(argv: list[str] | None = None) -> int:
     run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root, env, check=False)
     out = Console()
     if out.is_terminal:
-        out.print(summary(results))
+        _say(lambda: out.print(summary(results)))
     else:
-        print(summary_table(results))
-    print(f"\n{time.monotonic() - started:.0f} s. Gradebook {course.root / 'gradebook.db'}, "
-          f"CSV {course.root / 'grades.csv'}, feedback {course.root / 'feedback'}")
+        _say(lambda: print(summary_table(results)))
+    _say(lambda: print(f"\n{time.monotonic() - started:.0f} s. Gradebook "
+                       f"{course.root / 'gradebook.db'}, CSV {course.root / 'grades.csv'}, "
+                       f"feedback {course.root / 'feedback'}"))
     return 0
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..contract import ANSWERS, CHECKPOINTS, GUARD_DENY, GUARD_LOG, JVM_LOG, SHARED_ANSWERS
 from ..warm_python import scripts_folder
-from .course import REPOSITORY, GradingCourse, file_digest, nbgrader_env
+from .course import REPOSITORY, GradingCourse, nbgrader_env
+from . import ledger
 from .processes import kill_tree, last_error, run_watched
 from .reference import record_answers
 from .sandbox import (INPUTS, RECORDED_ANSWERS, SANDBOX, kernel_sandbox, new_workdir,
@@ -177,15 +178,10 @@ class Grader:
         grade = self._grade(assignment, student, Path(notebook))
         grade.sandboxed = self.sandboxed
         grade.seconds = round(time.monotonic() - start, 1)
-        ledger = self.course.ledger(assignment, student)
         if grade.outcome == GRADER_FAULT:
-            ledger.unlink(missing_ok=True)
+            self.course.ledger(assignment, student).unlink(missing_ok=True)
             return grade
-        ledger.parent.mkdir(parents=True, exist_ok=True)
-        record = {"submission_sha256": file_digest(notebook), **grade.to_json()}
-        partial = ledger.with_suffix(".tmp")
-        partial.write_text(json.dumps(record, indent=1))
-        partial.replace(ledger)  # written only once the gradebook holds the grade
+        ledger.write(self.course, assignment, student, grade, notebook=notebook)
         return grade
 
     def _grade(self, assignment: str, student: str, notebook: Path) -> NotebookGrade:

@@ -1,8 +1,10 @@
 """Guards around grading: a graded notebook cannot cheat its way to points.
 
-A learner's notebook runs in a kernel the learner's code controls, so the grading pipeline
-defends itself at three places, each small and each an nbgrader preprocessor or a plain
-function the grading command calls:
+A learner's notebook runs in a kernel the learner's code controls. What keeps the grades
+out of its reach is where it runs (:mod:`.sandbox`: nothing of the grader's is mounted
+there) and what it holds (no answers: :mod:`.judge`). The guards keep a notebook to the
+course's rules inside that room, at three places, each small and each an nbgrader
+preprocessor or a plain function the grading command calls:
 
 * **before running**, :func:`scan_notebook` reads the cells the learner wrote (solution cells
   and any cell they added) and flags only what has no innocent reading: code that patches
@@ -18,8 +20,8 @@ function the grading command calls:
   *audit hook*, which no later code can remove. It refuses to open the solutions, the gradebook or other learners' files
   (or to connect SQLite to them), to walk the garbage collector (where the hook's own
   references live), to add another audit hook, to rewrite a check function's code, to set
-  a trace function while a check runs, and, under a shared Spark Connect server, to start
-  processes. It also records every reference answer of the course that runs as the
+  a trace function while a check runs, and, outside a sandbox under a shared Spark
+  Connect server, to start processes. It also records every reference answer of the course that runs as the
   learner's answer while a grade cell runs, however the learner reached it
   (:func:`autograder.checking.reference_answer`). At the start of each grade cell it puts back every function of the
   ``autograder`` package, the builtins and IPython's traceback display as they were before

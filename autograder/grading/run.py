@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -10,6 +9,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from ..contract import SHARED_SERVER
+from . import ledger
 from .course import GradingCourse, file_digest
 from .grader import Grader, Silent
 from .processes import GradingLimits
@@ -49,12 +49,12 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
             shutil.copytree(answers_of[assignment], course.answers_folder(assignment),
                             dirs_exist_ok=True)
         for student, notebook in submissions.items():
-            ledger = course.ledger(assignment, student)
-            if not force and ledger.exists():
-                record = json.loads(ledger.read_text())
-                if record.pop("submission_sha256", None) == file_digest(notebook):
-                    results[assignment][student] = NotebookGrade.from_json(record)
+            if not force and ledger.graded_notebook(course, assignment, student) == file_digest(notebook):
+                kept, distrust = ledger.read(course, assignment, student)
+                if kept:
+                    results[assignment][student] = kept
                     continue
+                progress.note(f"{assignment}/{student}: {distrust}: graded again")
             todo.append((assignment, student, notebook))
     if class_answers:
         for assignment in sorted({item[0] for item in todo}):

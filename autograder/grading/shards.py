@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
+from . import ledger
 from .course import GradingCourse, nbgrader_env
 from .results import NotebookGrade
 
@@ -54,8 +54,8 @@ class MergeError(ValueError):
 
 def graded_in(course_dir: Path) -> dict[tuple[str, str], Path]:
     """The grading records of a course folder: (assignment, learner) -> its ledger file."""
-    return {(ledger.parent.name, ledger.stem): ledger
-            for ledger in sorted(Path(course_dir).glob("grading/*/*.json"))}
+    return {(path.parent.name, path.stem): path
+            for path in sorted(Path(course_dir).glob("grading/*/*.json"))}
 
 
 def merge_courses(target: GradingCourse, shards: list[Path]) -> tuple[dict, list[str]]:
@@ -101,24 +101,33 @@ def merge_courses(target: GradingCourse, shards: list[Path]) -> tuple[dict, list
     results: dict[str, dict[str, NotebookGrade]] = {}
     for shard in shards:
         shard = Path(shard).resolve()
-        mine = sorted(key for key, where in owner.items() if where == shard)
-        for assignment, learner in mine:
-            for ledger in (shard / "grading" / assignment).glob(f"{learner}.*"):
-                if ledger.name[len(learner):] in (".json", ".log", ".guard.jsonl"):
-                    shutil.copy2(ledger, target.root / "grading" / assignment / ledger.name)
+        mine = []
+        for assignment, learner in sorted(key for key, where in owner.items() if where == shard):
+            record, distrust = ledger.sealed_record(shard / "grading" / assignment / f"{learner}.json",
+                                                    ledger.course_key(shard))
+            if record is None:
+                notes.append(f"{assignment}/{learner} in {shard}: {distrust}: not merged; "
+                             "grade it again")
+                continue
+            mine.append((assignment, learner, record))
+        for assignment, learner, record in mine:
+            for kept in (shard / "grading" / assignment).glob(f"{learner}.*"):
+                if kept.name[len(learner):] in (".log", ".guard.jsonl"):
+                    shutil.copy2(kept, target.root / "grading" / assignment / kept.name)
             for kind in ("submitted", "autograded", "feedback"):
                 folder = shard / kind / learner / assignment
                 if folder.is_dir():
                     copy = target.root / kind / learner / assignment
                     shutil.rmtree(copy, ignore_errors=True)
                     shutil.copytree(folder, copy)
-            record = json.loads(target.ledger(assignment, learner).read_text())
-            record.pop("submission_sha256", None)
-            results.setdefault(assignment, {})[learner] = NotebookGrade.from_json(record)
+            results.setdefault(assignment, {})[learner] = ledger.grade_of(record)
         with Gradebook(f"sqlite:///{shard / 'gradebook.db'}") as source, \
                 target.gradebook() as merged:
-            for assignment, learner in mine:
+            for assignment, learner, _ in mine:
                 _copy_submission(source, merged, assignment, learner)
+        for assignment, learner, record in mine:  # sealed again, with the merged folder's key
+            ledger.write(target, assignment, learner, results[assignment][learner],
+                         digest=record["submission_sha256"])
     return results, notes
 
 

@@ -8,11 +8,18 @@ run with SIGTERM: each time the command must stop everything it started and keep
 graded. The last run grades only the others, and writes feedback that shows no hidden test
 code, and the CSV export.
 """
+import fcntl
 import json
+import os
+import pty
 import re
+import select
+import shlex
 import signal
 import subprocess
 import sys
+import termios
+import threading
 import time
 
 import psutil
@@ -193,3 +200,105 @@ def test_a_class_survives_its_server_dying_and_every_stop_signal_and_resumes(tmp
     for page in feedback:
         html = page.read_text()
         assert "BEGIN HIDDEN TESTS" not in html and "_check(" not in html, page
+
+
+class OnATerminal:
+    """A shell running the command on a terminal of its own (a pseudo-terminal whose
+    controlling process is the shell, as in a terminal window), read as it writes."""
+
+    def __init__(self, shell_line: str):
+        self.master, slave = pty.openpty()
+
+        def controlling_terminal():
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+        self.shell = subprocess.Popen(["bash", "-c", shell_line], cwd=REPOSITORY, stdin=slave,
+                                      stdout=slave, stderr=slave, preexec_fn=controlling_terminal)
+        os.close(slave)
+        self.said, self._open = bytearray(), True
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while self._open:
+            if select.select([self.master], [], [], 0.2)[0]:
+                try:
+                    self.said += os.read(self.master, 65536)
+                except OSError:
+                    return
+
+    def command(self) -> psutil.Process:
+        found = []
+        for process in _descendants(self.shell.pid):
+            try:
+                if "autograder.classroom" in process.cmdline():
+                    found.append(process)
+            except psutil.Error:  # one that just ended
+                pass
+        (command,) = found
+        return command
+
+    def close(self) -> list[psutil.Process]:
+        """The window closed: the shell killed, the terminal gone. What ran under it."""
+        started = _descendants(self.shell.pid)
+        self.shell.kill()
+        self.shell.wait()
+        self._open = False
+        self._reader.join()
+        os.close(self.master)
+        return started
+
+
+@pytest.mark.slow
+def test_a_class_whose_terminal_closes_stops_or_carries_on_as_asked_and_grades_right(tmp_path, class_records):
+    # Scenario, on the answers the session recorded for chapter 1:
+    # 1. the command runs in a shell on a terminal; while a notebook is graded the window
+    #    is closed (the shell killed, the terminal hung up): the command gets SIGHUP and
+    #    stops as on any stop signal, every process it started ends, what is graded is kept;
+    # 2. run again the way that outlives a terminal (SIGHUP ignored, as `nohup` does; its
+    #    output left on the terminal), and the window closed while a notebook is graded: it
+    #    grades everybody to the end although nothing can read what it writes;
+    # each learner then has exactly the points a run left alone gives them.
+    submissions, course = tmp_path / "submitted", tmp_path / "course"
+    learners = {"ann": notebook(solved=("emitted_so_far",)), "bob": notebook(),
+                "cid": notebook(solved=("predict_emitted",)), "dan": notebook()}
+    for name, write in learners.items():
+        (submissions / name / ASSIGNMENT).mkdir(parents=True)
+        write(submissions / name / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    ledgers = course / "grading" / ASSIGNMENT
+    graded = lambda: {p.stem: p.read_text() for p in ledgers.glob("*.json")}  # noqa: E731
+    line = shlex.join(grade_command(submissions, course, "--spark", "server", "--answers-from",
+                                    str(class_records.recorded(ASSIGNMENT).parent)))
+
+    def in_flight(terminal: OnATerminal) -> None:
+        deadline = time.monotonic() + 600
+        while not _running(terminal.shell.pid, KERNEL):
+            assert terminal.shell.poll() is None and time.monotonic() < deadline, bytes(terminal.said)
+            time.sleep(0.5)
+
+    first = OnATerminal(line + "; true")  # a line of its own: the shell does not exec it
+    in_flight(first)
+    command = first.command()
+    started = first.close()
+    command.wait(120)  # not this process's child: its exit code is not ours to read
+    # Had SIGHUP simply ended it, what it started in sessions of their own (the server,
+    # nbgrader, the kernels) would run on: the command stopped them.
+    gone, alive = psutil.wait_procs(started, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]
+    kept = graded()
+    assert len(kept) < len(learners)
+
+    second = OnATerminal("trap '' HUP; " + line + "; true")
+    in_flight(second)
+    command = second.command()
+    second.close()
+    command.wait(900)
+    assert all(graded()[name] == record for name, record in kept.items())  # not graded again
+    scores = {name: {g: c["score"] for g, c in json.loads(record)["cells"].items()}
+              for name, record in graded().items()}
+    zero = dict.fromkeys(FULL, 0)
+    assert scores == {"ann": {**zero, "test_emitted_so_far": FULL["test_emitted_so_far"]},
+                      "bob": zero, "dan": zero,
+                      "cid": {**zero, "test_predict_emitted": FULL["test_predict_emitted"]}}
+    assert (course / "grades.csv").read_text().count(ASSIGNMENT) == len(learners)

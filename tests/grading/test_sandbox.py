@@ -158,7 +158,7 @@ def _attack(course: Path, tag: str) -> str:
         end = time.time() + {AFTER + 60}
         while time.time() < end:
             for path in ({str(course / "grades.csv")!r},
-                         {str(course / "grading" / ASSIGNMENT / "honest.json")!r}):
+                         {str(course / "grading" / ASSIGNMENT / "abe.json")!r}):
                 try:
                     open(path, "w").write("rewritten")
                 except OSError:
@@ -178,20 +178,48 @@ def _attack(course: Path, tag: str) -> str:
         if ctypes.CDLL(None).fork() == 0:
             os.setsid()
             os.execv(sys.executable, writer)
-        # the ancestors: their memory, environment and command lines
-        seen = {{}}
-        pid = os.getpid()
-        while pid > 1:
-            for part in ("cmdline", "environ", "mem"):
-                try:
-                    seen[f"{{pid}}/{{part}}"] = len(open(f"/proc/{{pid}}/{{part}}", "rb").read(4096))
-                except OSError as error:
-                    seen[f"{{pid}}/{{part}}"] = type(error).__name__
-            pid = int(open(f"/proc/{{pid}}/stat").read().rsplit(")", 1)[1].split()[1])
-        print("SANDBOX-SEEN", sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
-              os.path.exists({str(course)!r}))
         def predict_emitted(sizes, limit):
             return [0] * len(sizes)
+    """)
+
+
+def _reach(secrets: list[Path], course: Path) -> str:
+    """An answer cell's code that tries to read each of ``secrets`` by Python and through
+    Spark, to link them and to plant files in the course folder (a config nbgrader would
+    load, a package named like one it imports), and to read the memory of every process
+    it can see; it prints what it reached (nothing, in a sandbox) and the processes it saw."""
+    return textwrap.dedent(f"""
+        import json, os
+        reached = []
+        for path in {[str(p) for p in secrets]!r}:
+            for how, attempt in (("open", lambda: open(path, "rb").read()),
+                                 ("link", lambda: os.link(path, "linked")),
+                                 ("spark", lambda: spark.read.text(path).count())):
+                try:
+                    attempt()
+                    reached.append(f"{{how}} {{path}}")
+                except Exception:
+                    pass
+        os.makedirs("planted/nbgrader", exist_ok=True)
+        open("planted/nbgrader/__init__.py", "w").write("raise SystemExit")
+        open("planted/nbgrader_config.json", "w").write("{{}}")
+        for source, target in (("planted/nbgrader_config.json", "nbgrader_config.json"),
+                               ("planted/nbgrader", "nbgrader"),
+                               ("planted/nbgrader", "autograder")):
+            try:
+                os.rename(source, os.path.join({str(course)!r}, target))
+                reached.append(f"rename onto {{target}}")
+            except OSError:
+                pass
+        pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        for pid in pids:
+            if pid != os.getpid():
+                try:
+                    open(f"/proc/{{pid}}/mem", "rb").read(1)
+                    reached.append(f"memory of {{pid}}")
+                except OSError:
+                    pass
+        print("SANDBOX-REACHED", json.dumps(reached), len(pids), os.path.exists({str(course)!r}))
     """)
 
 
@@ -224,12 +252,30 @@ def _grades(course: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_a_class_whose_learners_attack_keeps_its_grades_and_leaves_no_process(tmp_path):
+def test_a_class_whose_learners_attack_keeps_its_grades_and_leaves_no_process(tmp_path, class_records):
+    # Scenario, on a standalone cluster (the learners' file reads run in its worker's
+    # executors) and on Spark's answers an earlier run recorded (--answers-from):
+    # - an honest learner, graded first (one notebook at a time: what the others try to
+    #   read of theirs is there);
+    # - an attacker whose answer cell starts detached writers by every route, tries to
+    #   read, link or plant (the answers folder, the solution, the course's source, the
+    #   other learners' submissions, graded notebooks and the gradebook), and reads the
+    #   memory of every process it sees;
+    # - the same writer started from a foreachBatch function (in the server's Python);
+    # - an attacker whose kernel dies right after starting its writers.
+    # A while after the command returned, every grade is the one it reported, nothing was
+    # reached, and no process of theirs is left.
     course, submissions = tmp_path / "course", tmp_path / "submitted"
     submissions.mkdir()
     tag = f"sandbox-attacker-{uuid.uuid4().hex}"
-    (submissions / "honest.ipynb").write_bytes(solution_notebook(ASSIGNMENT).read_bytes())
-    notebook({"predict_emitted": _attack(course, tag)},
+    answers_from = class_records.recorded(ASSIGNMENT).parent  # <assignment>/answers.json
+    name = f"{ASSIGNMENT}.ipynb"
+    secrets = [answers_from / ASSIGNMENT / "answers.json", solution_notebook(ASSIGNMENT),
+               course / "source" / ASSIGNMENT / name, submissions / "abe.ipynb",
+               course / "submitted" / "abe" / ASSIGNMENT / name,
+               course / "autograded" / "abe" / ASSIGNMENT / name, course / "gradebook.db"]
+    (submissions / "abe.ipynb").write_bytes(solution_notebook(ASSIGNMENT).read_bytes())
+    notebook({"predict_emitted": _attack(course, tag) + _reach(secrets, course)},
              solved=("predict_state",))(submissions / "attacker.ipynb")
     notebook({"predict_emitted": _from_spark(course, tag)},
              solved=("predict_state",))(submissions / "through_spark.ipynb")
@@ -237,8 +283,9 @@ def test_a_class_whose_learners_attack_keeps_its_grades_and_leaves_no_process(tm
              solved=("predict_state",))(submissions / "dies_after.ipynb")
     done = subprocess.run(
         [sys.executable, "-m", "autograder.classroom", "grade", ASSIGNMENT,
-         "--submissions", str(submissions), "--course-dir", str(course), "--jobs", "2",
-         "--no-feedback"], capture_output=True, text=True, timeout=900)
+         "--submissions", str(submissions), "--course-dir", str(course), "--jobs", "1",
+         "--spark", "standalone", "--answers-from", str(answers_from), "--no-feedback"],
+        capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     at_exit = _grades(course)
     left = _tagged(tag)
@@ -247,19 +294,29 @@ def test_a_class_whose_learners_attack_keeps_its_grades_and_leaves_no_process(tm
     assert left == [] and _tagged(tag) == []
     records = {name: json.loads(text) for name, text in at_exit["records"].items()}
     full, state = FULL_MARKS[ASSIGNMENT], FULL_MARKS[ASSIGNMENT]["test_predict_state"]
-    assert records["honest.json"]["cells"] == {
+    assert records["abe.json"]["cells"] == {
         cell: {"score": points, "max_score": points} for cell, points in full.items()}
-    for attacker in ("attacker.json", "through_spark.json"):
-        assert {c: s["score"] for c, s in records[attacker]["cells"].items()} == {
-            **dict.fromkeys(full, 0), "test_predict_state": state}, records[attacker]
-        assert records[attacker]["sandboxed"] is True
+    # What Spark's Python tried is nobody's to see: unflagged, its solved task kept. The
+    # kernel's own tries to open the course's files are seen by its guard: flagged, and
+    # the task graded after them lost (a message, not the wall: nothing was there to open).
+    through_spark, attacker = records["through_spark.json"], records["attacker.json"]
+    assert {c: s["score"] for c, s in through_spark["cells"].items()} == {
+        **dict.fromkeys(full, 0), "test_predict_state": state}, through_spark
+    assert not through_spark["flags"]
+    assert {c: s["score"] for c, s in attacker["cells"].items()} == dict.fromkeys(full, 0)
+    assert attacker["flags"] and all("denied open" in flag for flag in attacker["flags"]), attacker
+    assert through_spark["sandboxed"] is attacker["sandboxed"] is True
     assert records["dies_after.json"]["outcome"] == "kernel died"
-    graded = json.loads((course / "autograded" / "attacker" / ASSIGNMENT /
-                         f"{ASSIGNMENT}.ipynb").read_text())
+    assert sorted(p.name for p in course.iterdir() if p.name.startswith(("nbgrader", "autograder"))) \
+        == ["nbgrader_config.py"]
+    graded = json.loads((course / "autograded" / "attacker" / ASSIGNMENT / name).read_text())
     printed = "".join("".join(output.get("text", "")) for cell in graded["cells"]
                       for output in cell.get("outputs", ()))
-    seen = next(line for line in printed.splitlines() if line.startswith("SANDBOX-SEEN"))
-    assert seen.endswith("False"), seen  # the course folder was not there
+    reached = next(line for line in printed.splitlines() if line.startswith("SANDBOX-REACHED"))
+    what, processes, course_seen = reached.removeprefix("SANDBOX-REACHED ").rsplit(" ", 2)
+    assert json.loads(what) == [], reached
+    assert int(processes) <= 8, reached  # bwrap, the kernel, its writers: nothing of the grader's
+    assert course_seen == "False", reached  # the course folder's path is not there
 
 
 def test_a_kernel_its_sandbox_cannot_start_is_the_graders_fault_not_the_learners(monkeypatch):
