@@ -8,6 +8,7 @@ and a maintainer finds one concern per module:
                        :func:`autograde`, the small API the tests use
 ``grader``             one notebook: nbgrader's ``autograde`` under watch, the verdict
 ``reference``          the solution's run: the class's seed, Spark's answers asked once
+``ledger``             a graded notebook's record, sealed; trusted only as the command wrote it
 ``course``             the nbgrader course folder: config, source, gradebook, limits
 ``nbgrader_setup``     the course folder's nbgrader configuration (stock nbgrader uses it)
 ``processes``          a watched process: time and disk limits (``GradingLimits``, the
