@@ -197,6 +197,16 @@ def grading_beside(records: list[Record]) -> str:
             + " The older commit of each row is in its record (`older commit`).")
 
 
+def sandbox_start(records: list[Record]) -> str:
+    path, record = newest(records)
+    numbers = record["numbers"]
+    cost = numbers["the sandbox's cost per notebook, s"]
+    rows = [[way, number(numbers[way]["kernels"]), number(numbers[way]["to its first answer, median s"]),
+             number(numbers[way]["start to end, median s"])] for way in ("unsandboxed", "sandboxed")]
+    return (table(["kernel", "kernels", "to its first answer s (median)", "start to end s (median)"], rows)
+            + f"\n\nThe sandbox's cost per notebook: {number(cost)} s. " + source([(path, record)]))
+
+
 def micro_batches(records: list[Record]) -> str:
     path, record = newest(records)
     rows = [[chapter, number(c["queries"]), number(c["micro-batches"]),
@@ -330,6 +340,7 @@ TABLES: dict[str, tuple[Path, Callable[[list[Record]], str]]] = {
     "grading-beside": (BENCHMARKS, grading_beside),
     "micro-batches": (BENCHMARKS, micro_batches),
     "nbgrader-start": (BENCHMARKS, nbgrader_start),
+    "sandbox-start": (BENCHMARKS, sandbox_start),
     "warm-python": (BENCHMARKS, warm_python),
     "test-suite": (BENCHMARKS, test_suite),
     "grading-quality": (QUALITY, grading_quality),
