@@ -6,7 +6,9 @@ and that every process started inside ends with it, by whatever route it was sta
 a class graded through the instructor's command, where learners' answer cells (and a
 ``foreachBatch`` function that runs in the Connect server's Python) try each thing in turn
 and keep trying after the command has returned: every grade a while after the command
-returned is the grade it reported, and no process of the run is left.
+returned is the grade it reported, and no process of the run is left. Then chapter 4, whose
+processors (learner code) run in the server's Python workers: one that starts a process
+there changes nothing either.
 """
 import dataclasses
 import json
@@ -241,13 +243,13 @@ def _from_spark(course: Path, tag: str) -> str:
     """)
 
 
-def _grades(course: Path) -> dict:
+def _grades(course: Path, assignment: str = ASSIGNMENT) -> dict:
     with sqlite3.connect(course / "gradebook.db") as db:
         rows = db.execute("select id, auto_score, manual_score from grade").fetchall()
     return {
         "gradebook": sorted(rows),
         "csv": (course / "grades.csv").read_text(),
-        "records": {p.name: p.read_text() for p in sorted((course / "grading" / ASSIGNMENT).glob("*.json"))},
+        "records": {p.name: p.read_text() for p in sorted((course / "grading" / assignment).glob("*.json"))},
     }
 
 
@@ -317,6 +319,76 @@ def test_a_class_whose_learners_attack_keeps_its_grades_and_leaves_no_process(tm
     assert json.loads(what) == [], reached
     assert int(processes) <= 8, reached  # bwrap, the kernel, its writers: nothing of the grader's
     assert course_seen == "False", reached  # the course folder's path is not there
+
+
+TWS = "04_transform_with_state"
+
+
+def _processor_that_attacks(course: Path, tag: str) -> str:
+    """Chapter 4's right ``TtlDedup``, whose ``init`` (run by the server's Python workers,
+    not the kernel) starts, once per server, a detached writer of the course's files."""
+    solution = json.loads(solution_notebook(TWS).read_text())
+    (cell,) = [c for c in solution["cells"]
+               if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ttl_dedup"]
+    writer = textwrap.dedent(f"""
+        import time
+        end = time.time() + {AFTER + 60}
+        while time.time() < end:
+            for path in ({str(course / "grades.csv")!r},
+                         {str(course / "grading" / TWS / "abe.json")!r},
+                         {str(course / "gradebook.db")!r}):
+                try:
+                    open(path, "w").write("rewritten")
+                except OSError:
+                    pass
+            time.sleep(0.2)
+    """)
+    start = textwrap.indent(textwrap.dedent(f"""
+        import os, subprocess, sys
+        try:
+            os.close(os.open("/tmp/" + {tag!r}, os.O_CREAT | os.O_EXCL))
+            subprocess.Popen([sys.executable, "-c", {writer!r}, {tag!r}], start_new_session=True,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        except FileExistsError:
+            pass
+    """), " " * 8)
+    source = "".join(cell["source"])
+    marker = "    def init(self, handle):\n"
+    assert marker in source
+    return source.replace(marker, marker + start, 1)
+
+
+@pytest.mark.slow
+def test_a_processor_that_starts_a_process_in_sparks_python_changes_no_grade(tmp_path):
+    # Scenario: chapter 4, where the learner's processors run in the Connect server's
+    # Python workers. An honest learner, and one whose right processor starts a detached
+    # writer of the gradebook, the other learner's record and the CSV from there. The writer
+    # reaches none of them (the server's sandbox holds no course folder), ends with the
+    # run, and its author keeps the points of a right answer: starting a process is no cheat.
+    course, submissions = tmp_path / "course", tmp_path / "submitted"
+    submissions.mkdir()
+    tag = f"sandbox-processor-{uuid.uuid4().hex}"
+    (submissions / "abe.ipynb").write_bytes(solution_notebook(TWS).read_bytes())
+    attacker = json.loads(solution_notebook(TWS).read_text())
+    for cell in attacker["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ttl_dedup":
+            cell["source"] = _processor_that_attacks(course, tag)
+    (submissions / "bob.ipynb").write_text(json.dumps(attacker))
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.classroom", "grade", TWS, "--submissions",
+         str(submissions), "--course-dir", str(course), "--jobs", "2", "--no-feedback"],
+        capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    at_exit = _grades(course, TWS)
+    left = _tagged(tag)
+    time.sleep(AFTER)
+    assert _grades(course, TWS) == at_exit
+    assert left == [] and _tagged(tag) == []
+    full = {cell: {"score": points, "max_score": points} for cell, points in FULL_MARKS[TWS].items()}
+    for learner in ("abe", "bob"):
+        record = json.loads(at_exit["records"][f"{learner}.json"])
+        assert record["cells"] == full and not record["flags"], record
 
 
 def test_a_kernel_its_sandbox_cannot_start_is_the_graders_fault_not_the_learners(monkeypatch):
