@@ -9,7 +9,9 @@ and a maintainer finds one concern per module:
 ``grader``             one notebook: nbgrader's ``autograde`` under watch, the verdict
 ``reference``          the solution's run: the class's seed, Spark's answers asked once
 ``ledger``             a graded notebook's record, sealed; trusted only as the command wrote it
-``course``             the nbgrader course folder: config, source, gradebook, limits
+``course``             the nbgrader course folder: config, source, gradebook, limits;
+                       what may be in it, and where nbgrader runs (outside it)
+``grades_csv``         the class's CSV: nbgrader's columns, the sealed records' points
 ``nbgrader_setup``     the course folder's nbgrader configuration (stock nbgrader uses it)
 ``processes``          a watched process: time and disk limits (``GradingLimits``, the
                        one set of defaults), nothing left behind

@@ -11,7 +11,8 @@ from pathlib import Path
 import rich.progress
 from rich.console import Console
 
-from .course import GradingCourse, find_repository, nbgrader_env, run_nbgrader
+from .course import GradingCourse, UnknownFiles, find_repository, nbgrader_env
+from .grades_csv import write_grades_csv
 from .hidden_folders import repository_secrets
 from .processes import GradingLimits
 from .results import GRADED, NotebookGrade, summary, summary_table
@@ -222,8 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         print("grading UNSANDBOXED (--unsandboxed): a learner's code runs as you and can "
               "reach the course folder; every record says so", file=sys.stderr)
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
-    course = GradingCourse(args.course_dir or repository / ".course-work" / "classroom",
-                           limits=limits, repository=repository)
+    course = _course(command, args, repository, limits=limits)
     started = time.monotonic()
     try:
         with grading_spark(args.spark, log_dir=course.root / "spark-logs",
@@ -248,13 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     env = nbgrader_env()
     if not args.no_feedback:
         for assignment in results:
-            run_nbgrader(["generate_feedback", assignment, "--force"], course.root, env, check=False)
-    run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root, env, check=False)
+            course.run_nbgrader(["generate_feedback", assignment, "--force"], env, check=False)
+    csv_notes = write_grades_csv(course)
     out = Console()
     if out.is_terminal:
         _say(lambda: out.print(summary(results)))
     else:
         _say(lambda: print(summary_table(results)))
+    for note in csv_notes:
+        _say(lambda note=note: print(f"note: {note}"))
     _say(lambda: print(f"\n{time.monotonic() - started:.0f} s. Gradebook "
                        f"{course.root / 'gradebook.db'}, CSV {course.root / 'grades.csv'}, "
                        f"feedback {course.root / 'feedback'}"))
@@ -269,19 +271,28 @@ def _repository(command: argparse.ArgumentParser, args) -> Path:
     return repository
 
 
+def _course(command: argparse.ArgumentParser, args, repository: Path,
+            limits: GradingLimits | None = None) -> GradingCourse:
+    """The course folder the command grades in (``--course-dir``), refused if it holds
+    files the command did not write."""
+    try:
+        return GradingCourse(args.course_dir or repository / ".course-work" / "classroom",
+                             limits=limits, repository=repository)
+    except UnknownFiles as error:
+        command.error(str(error))
+
+
 def merge(command: argparse.ArgumentParser, args) -> int:
-    """``merge``: the shards' course folders into one, its CSV export and summary table."""
+    """``merge``: the shards' course folders into one, its CSV and summary table."""
     repository = _repository(command, args)
-    course = GradingCourse(args.course_dir or repository / ".course-work" / "classroom",
-                           repository=repository)
+    course = _course(command, args, repository)
     try:
         results, notes = merge_courses(course, args.shards)
     except MergeError as error:
         command.error(str(error))
     if not results:
         command.error(f"nothing graded in {', '.join(map(str, args.shards))}")
-    run_nbgrader(["export", "--to", str(course.root / "grades.csv")], course.root,
-                 nbgrader_env(), check=False)
+    notes = [*notes, *write_grades_csv(course)]
     out = Console()
     if out.is_terminal:
         out.print(summary(results))

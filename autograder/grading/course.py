@@ -5,6 +5,14 @@ assignment in the gradebook, ``autograde`` restores locked cells, runs a noteboo
 its points, ``generate_feedback`` and ``export`` write the learners' feedback and the
 instructor's CSV. The config written here swaps nbgrader's ``Execute`` for the guarded one
 (:mod:`autograder.grading.guards`) and keeps hidden tests out of the feedback.
+
+The command trusts only what it wrote there. Every nbgrader process it starts runs in a
+folder of the command's own outside the course folder (:attr:`GradingCourse.home`), so that
+nothing in the course folder is on nbgrader's import path (nbgrader puts its working
+folder first); the course's ``nbgrader_config.py`` is written again each time the folder
+is opened; and a course folder holding a file the command does not know (a second config,
+``nbgrader_config.json``, which nbgrader would load too; a package named like one it
+imports) is refused (:class:`UnknownFiles`).
 """
 from __future__ import annotations
 
@@ -16,8 +24,10 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import warnings
+import weakref
 from pathlib import Path
 
 from ..warm_python import worker_python
@@ -55,8 +65,45 @@ from autograder.grading.nbgrader_setup import configure
 
 configure(get_config(), __file__)
 """
+#: The config of the folder every nbgrader process of the command runs in: the course's.
+_HOME_CONFIG = """\
+# Written by autograder.grading.course for one grading command: nbgrader runs in this
+# folder, outside the course folder, with the course's settings.
+from autograder.grading.nbgrader_setup import configure
+
+configure(get_config(), {config!r})
+"""
 #: The course folder's file of :class:`~.processes.GradingLimits`.
 LIMITS_FILE = "limits.json"
+#: What the command and nbgrader keep at the top of a course folder; anything else is
+#: refused. (``.nbgrader.log`` and the SQLite journals are nbgrader's and SQLite's own.)
+KNOWN_ENTRIES = frozenset({
+    "nbgrader_config.py", LIMITS_FILE, "gradebook.db", "gradebook.db-journal",
+    "gradebook.db-wal", "gradebook.db-shm", ".nbgrader.log", "grades.csv", "grades.csv.tmp",
+    "source", "release", "submitted", "autograded", "feedback", "grading", "spark-answers",
+    "spark-logs"})
+
+
+class UnknownFiles(ValueError):
+    """A course folder holds files the command did not put there."""
+
+    def __init__(self, root: Path, names: list[str]):
+        self.names = names
+        super().__init__(
+            f"the course folder {root} holds what the grading command did not write: "
+            f"{', '.join(names)}. nbgrader would read some of it (a config, a module) while "
+            "it grades; move it out of the folder (or grade in a new one) and run again")
+
+
+def unknown_entries(root: Path) -> list[str]:
+    """The names at the top of the course folder ``root`` that are not :data:`KNOWN_ENTRIES`,
+    or that are but of the wrong kind (a folder where a file belongs, a link)."""
+    unknown = []
+    for entry in sorted(Path(root).iterdir()):
+        if entry.name not in KNOWN_ENTRIES or entry.is_symlink() \
+                or entry.is_dir() != ("." not in entry.name):
+            unknown.append(entry.name)
+    return unknown
 
 
 def read_limits(root: Path) -> GradingLimits:
@@ -76,11 +123,36 @@ class GradingCourse:
         #: The instructor's notebooks: ``<repository>/solutions/<assignment>/*.ipynb``.
         self.solutions = Path(repository).resolve() / "solutions"
         self.root.mkdir(parents=True, exist_ok=True)
+        unknown = unknown_entries(self.root)
+        if unknown:
+            raise UnknownFiles(self.root, unknown)
         self.limits = limits or read_limits(self.root)
         (self.root / LIMITS_FILE).write_text(json.dumps(dataclasses.asdict(self.limits)))
         (self.root / "nbgrader_config.py").write_text(_CONFIG)
         self.db_url = f"sqlite:///{self.root}/gradebook.db"
         self._db_lock = threading.Lock()
+        self._home: Path | None = None
+
+    @property
+    def home(self) -> Path:
+        """The folder every nbgrader process of this command runs in: made for it (mode
+        0700, outside the course folder), holding only a config that loads the course's,
+        and removed when this object goes."""
+        if self._home is None:
+            home = Path(tempfile.mkdtemp(prefix="nbgrader-home-"))
+            (home / "nbgrader_config.py").write_text(
+                _HOME_CONFIG.format(config=str(self.root / "nbgrader_config.py")))
+            weakref.finalize(self, shutil.rmtree, str(home), True)
+            self._home = home
+        return self._home
+
+    def run_nbgrader(self, args: list[str], env: dict[str, str], check: bool = True):
+        """``nbgrader <args>`` on this course, from :attr:`home`."""
+        command = [sys.executable, "-m", "nbgrader", *args]
+        result = subprocess.run(command, cwd=self.home, env=env, capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+        return result
 
     def notebook_name(self, assignment: str) -> str:
         names = sorted(p.name for p in (self.solutions / assignment).glob("*.ipynb"))
@@ -99,7 +171,7 @@ class GradingCourse:
         shutil.rmtree(self.answers_folder(assignment), ignore_errors=True)  # for the old solution
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(source, target)
-        run_nbgrader(["generate_assignment", assignment, "--force"], self.root, env)
+        self.run_nbgrader(["generate_assignment", assignment, "--force"], env)
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(digest)
 
@@ -166,14 +238,6 @@ class GradingCourse:
             graded = gradebook.find_submission_notebook(name, assignment, student)
             cells = {grade.name: CellScore(grade.score, grade.max_score) for grade in graded.grades}
         return NotebookGrade(student, cells, outcome, list(flags), detail)
-
-
-def run_nbgrader(args: list[str], root: Path, env: dict[str, str], check: bool = True):
-    command = [sys.executable, "-m", "nbgrader", *args]
-    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
-    if check and result.returncode != 0:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
-    return result
 
 
 def file_digest(path: Path) -> str:

@@ -73,7 +73,7 @@ class Grader:
         self._running: dict[str, subprocess.Popen] = {}
         self._cancelled = threading.Event()
         #: Where each notebook's nbgrader process is forked from (imports made once a run).
-        self.nbgrader = WarmNbgrader()
+        self.nbgrader = WarmNbgrader(cwd=course.home)
         #: What every notebook of an assignment is graded with: the run's seed, its answers.
         self.assignment_env: dict[str, dict[str, str]] = {}
         #: Spark's answers kept in this process only while learners' kernels run
@@ -150,11 +150,12 @@ class Grader:
         return restarted
 
     def cancel(self) -> None:
-        """Stop every notebook being graded now (Ctrl-C)."""
+        """Stop every notebook being graded now (Ctrl-C). The answers stay sealed: the run
+        puts them back at :meth:`close`, once the threads grading are done."""
         self._cancelled.set()
         for process in list(self._running.values()):
             kill_tree(process.pid)
-        self.close()
+        self.nbgrader.close()
 
     def _started(self, student: str, process) -> None:
         """Note a notebook's nbgrader process, for :meth:`cancel` to find. One that a
@@ -166,7 +167,9 @@ class Grader:
 
     def close(self) -> None:
         """End the process nbgrader is forked from, and put the answers back on the disk
-        (the run is over)."""
+        (the run is over). Called once no notebook is being graded: each notebook's
+        processes, its kernel's sandbox whole, were killed when it ended
+        (:func:`~.processes.run_watched`), so no learner's process sees them again."""
         self.nbgrader.close()
         self.unseal_answers()
 
@@ -304,7 +307,7 @@ class Grader:
                 if self._cancelled.is_set():
                     raise KeyboardInterrupt
                 outcome, detail, _ = run_watched(
-                    command, cwd=self.course.root, env=env, log=log,
+                    command, cwd=self.course.home, env=env, log=log,
                     watched=[workdir, autograded], limits=self.limits,
                     started=functools.partial(self._started, student),
                     fault=server_lost, launch=functools.partial(

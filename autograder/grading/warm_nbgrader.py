@@ -62,7 +62,10 @@ class WarmNbgrader:
     of a grading run (threads included). If the launcher dies, the next notebook starts a
     new one; a child it had forked runs on to its end, which is then seen by its pid."""
 
-    def __init__(self):
+    def __init__(self, cwd: Path | None = None):
+        """``cwd``: the launcher's folder, first on its import path as for any ``python -m``
+        (the command's own: :attr:`~.course.GradingCourse.home`)."""
+        self._cwd = cwd
         self._lock = threading.Lock()  # one request at a time
         self._news = threading.Condition()  # a child forked or ended, or the launcher gone
         self._started: list[int] = []
@@ -138,7 +141,7 @@ class WarmNbgrader:
         self.close()
         process = subprocess.Popen(
             [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+            stderr=subprocess.DEVNULL, text=True, bufsize=1, cwd=self._cwd)
         self._process = process
         with self._news:
             self._started = []
