@@ -75,13 +75,14 @@ configure(get_config(), {config!r})
 """
 #: The course folder's file of :class:`~.processes.GradingLimits`.
 LIMITS_FILE = "limits.json"
-#: What the command and nbgrader keep at the top of a course folder; anything else is
-#: refused. (``.nbgrader.log`` and the SQLite journals are nbgrader's and SQLite's own.)
-KNOWN_ENTRIES = frozenset({
+#: What the command and nbgrader keep at the top of a course folder: its files and its
+#: folders; anything else is refused. (``.nbgrader.log`` and the SQLite journals are
+#: nbgrader's and SQLite's own.)
+KNOWN_FILES = frozenset({
     "nbgrader_config.py", LIMITS_FILE, "gradebook.db", "gradebook.db-journal",
-    "gradebook.db-wal", "gradebook.db-shm", ".nbgrader.log", "grades.csv", "grades.csv.tmp",
-    "source", "release", "submitted", "autograded", "feedback", "grading", "spark-answers",
-    "spark-logs"})
+    "gradebook.db-wal", "gradebook.db-shm", ".nbgrader.log", "grades.csv", "grades.csv.tmp"})
+KNOWN_FOLDERS = frozenset({"source", "release", "submitted", "autograded", "feedback",
+                           "grading", "spark-answers", "spark-logs"})
 
 
 class UnknownFiles(ValueError):
@@ -96,14 +97,11 @@ class UnknownFiles(ValueError):
 
 
 def unknown_entries(root: Path) -> list[str]:
-    """The names at the top of the course folder ``root`` that are not :data:`KNOWN_ENTRIES`,
-    or that are but of the wrong kind (a folder where a file belongs, a link)."""
-    unknown = []
-    for entry in sorted(Path(root).iterdir()):
-        if entry.name not in KNOWN_ENTRIES or entry.is_symlink() \
-                or entry.is_dir() != ("." not in entry.name):
-            unknown.append(entry.name)
-    return unknown
+    """The names at the top of the course folder ``root`` that are neither a known file
+    nor a known folder (a folder named like a file counts as unknown, and so does a link)."""
+    return [entry.name for entry in sorted(Path(root).iterdir())
+            if entry.is_symlink() or entry.name not in (
+                KNOWN_FOLDERS if entry.is_dir() else KNOWN_FILES)]
 
 
 def read_limits(root: Path) -> GradingLimits:
