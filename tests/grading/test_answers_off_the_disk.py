@@ -41,7 +41,9 @@ def a_course(tmp_path, grade_cell: str) -> SimpleNamespace:
     answers = tmp_path / "spark-answers" / ASSIGNMENT / "answers.json"
     answers.parent.mkdir(parents=True)
     answers.write_text('{"global_limit.limit_run [[3], 2]": "[{\\"emitted\\": 2}]"}')
-    return SimpleNamespace(root=tmp_path, answers=answers, limits=GradingLimits(),
+    home = tmp_path / "grading-home"  # the command's own folder, outside the course's
+    home.mkdir()
+    return SimpleNamespace(root=tmp_path, home=home, answers=answers, limits=GradingLimits(),
                            notebook_name=lambda assignment: f"{assignment}.ipynb",
                            answers_folder=lambda assignment: answers.parent)
 
