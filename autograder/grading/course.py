@@ -231,11 +231,16 @@ class GradingCourse:
 
     def read_grade(self, assignment, student, outcome, *, flags=(), detail="") -> NotebookGrade:
         """The learner's points as the gradebook holds them now."""
-        name = self.notebook_name(assignment)[: -len(".ipynb")]
         with self.gradebook() as gradebook:
-            graded = gradebook.find_submission_notebook(name, assignment, student)
-            cells = {grade.name: CellScore(grade.score, grade.max_score) for grade in graded.grades}
+            cells = held_cells(gradebook, self.notebook_name(assignment), assignment, student)
         return NotebookGrade(student, cells, outcome, list(flags), detail)
+
+
+def held_cells(gradebook, notebook: str, assignment: str, student: str) -> dict[str, CellScore]:
+    """The points per grade cell that an open ``gradebook`` holds for the learner's
+    ``notebook`` (``<name>.ipynb``); nbgrader's ``MissingEntry`` if it holds none."""
+    graded = gradebook.find_submission_notebook(notebook[: -len(".ipynb")], assignment, student)
+    return {grade.name: CellScore(grade.score, grade.max_score) for grade in graded.grades}
 
 
 def file_digest(path: Path) -> str:

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from . import ledger
-from .course import GradingCourse, nbgrader_env
+from .course import GradingCourse, held_cells, nbgrader_env
 from .results import NotebookGrade
 
 
@@ -61,9 +61,11 @@ def graded_in(course_dir: Path) -> dict[tuple[str, str], Path]:
 def merge_courses(target: GradingCourse, shards: list[Path]) -> tuple[dict, list[str]]:
     """Gather the shards' course folders into ``target``: grading records, submitted,
     graded and feedback notebooks, gradebook entries (scores and comments as the shard's
-    gradebook holds them), and the first shard's seed and Spark's answers. Returns the
-    merged grades ({assignment: {learner: NotebookGrade}}) and notes for the instructor
-    (shards graded on different seeds). Raises :class:`MergeError` if a learner's
+    gradebook holds them), and the first shard's seed and Spark's answers. A learner whose
+    record is not sealed by its shard, or whose points in the shard's gradebook differ from
+    the record's, is left out and named. Returns the merged grades ({assignment: {learner:
+    NotebookGrade}}) and notes for the instructor (shards graded on different seeds, learners
+    left out). Raises :class:`MergeError` if a learner's
     assignment was graded by two shards, or a folder is not a grading run's."""
     from nbgrader.api import Gradebook
 
@@ -102,14 +104,18 @@ def merge_courses(target: GradingCourse, shards: list[Path]) -> tuple[dict, list
     for shard in shards:
         shard = Path(shard).resolve()
         mine = []
-        for assignment, learner in sorted(key for key, where in owner.items() if where == shard):
-            record, distrust = ledger.sealed_record(shard / "grading" / assignment / f"{learner}.json",
-                                                    ledger.course_key(shard))
-            if record is None:
-                notes.append(f"{assignment}/{learner} in {shard}: {distrust}: not merged; "
-                             "grade it again")
-                continue
-            mine.append((assignment, learner, record))
+        with Gradebook(f"sqlite:///{shard / 'gradebook.db'}") as source:
+            for assignment, learner in sorted(key for key, where in owner.items() if where == shard):
+                record, distrust = ledger.sealed_record(
+                    shard / "grading" / assignment / f"{learner}.json", ledger.course_key(shard))
+                if record is not None and not _gradebook_agrees(source, target, assignment, learner, record):
+                    record, distrust = None, ("the shard's gradebook's points for it differ from "
+                                              "its grading record")
+                if record is None:
+                    notes.append(f"{assignment}/{learner} in {shard}: {distrust}: not merged; "
+                                 "grade it again")
+                    continue
+                mine.append((assignment, learner, record))
         for assignment, learner, record in mine:
             for kept in (shard / "grading" / assignment).glob(f"{learner}.*"):
                 if kept.name[len(learner):] in (".log", ".guard.jsonl"):
@@ -129,6 +135,18 @@ def merge_courses(target: GradingCourse, shards: list[Path]) -> tuple[dict, list
             ledger.write(target, assignment, learner, results[assignment][learner],
                          digest=record["submission_sha256"])
     return results, notes
+
+
+def _gradebook_agrees(gradebook, course: GradingCourse, assignment: str, learner: str,
+                      record: dict) -> bool:
+    """Whether a shard's gradebook holds the points the learner's grading record gives."""
+    from nbgrader.api import MissingEntry
+
+    try:
+        held = held_cells(gradebook, course.notebook_name(assignment), assignment, learner)
+    except MissingEntry:
+        return False
+    return held == ledger.grade_of(record).cells
 
 
 def _copy_submission(source, merged, assignment: str, learner: str) -> None:

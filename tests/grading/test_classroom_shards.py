@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from nbgrader.api import Gradebook
 
 from autograder.grading import REPOSITORY
 from autograder.grading.cli import parser
@@ -120,6 +121,28 @@ def test_two_shards_merged_grade_a_class_as_one_run_does(tmp_path, grading_serve
     assert refused.returncode == 2, out + err
     assert "ann's 01_global_limit was graded by two shards" in err
     assert not (tmp_path / "bad" / "grading").exists()
+
+    # 7. A shard's folder changed after its run: bob's record rewritten to full marks in
+    #    shard 1, cid's points raised in shard 2's gradebook. Neither is merged; each is named,
+    #    and the instructor is told to grade them again. ann, untouched, is merged as before.
+    record = shards[0] / "grading" / ASSIGNMENT / "bob.json"
+    record.write_text(record.read_text().replace('"score": 0', f'"score": {FULL["test_first_clicks"]}'))
+    with Gradebook(f"sqlite:///{shards[1] / 'gradebook.db'}") as gradebook:
+        raised = gradebook.find_grade("test_first_clicks", ASSIGNMENT, ASSIGNMENT, "cid")
+        raised.manual_score = raised.max_score
+        gradebook.db.commit()
+    again = tmp_path / "merged-again"
+    late = classroom("merge", *map(str, shards), "--course-dir", str(again),
+                     "--submissions", str(submissions))
+    out, err = late.communicate(timeout=300)
+    assert late.returncode == 1, out + err
+    assert (f"{ASSIGNMENT}/bob in {shards[0]}: its grading record was changed outside the "
+            "command (its seal does not match): not merged; grade it again") in out
+    assert (f"{ASSIGNMENT}/cid in {shards[1]}: the shard's gradebook's points for it differ "
+            "from its grading record: not merged; grade it again") in out
+    assert "2 submission(s) graded by no shard: bob (01_global_limit), cid (01_global_limit)" in out
+    assert graded(again) == {"ann": graded(whole)["ann"]}
+    assert [row[1] for row in exported(again)] == ["ann"]
 
 
 def test_a_learners_shard_is_the_same_on_every_machine_and_every_learner_has_one():
