@@ -137,6 +137,8 @@ class Sandbox:
             options += ["--tmpfs", "/tmp"]
         for path in _outermost([*python_folders(), *self.readable]):
             options += ["--ro-bind", path, path]
+        for real, alias in python_aliases():
+            options += ["--ro-bind", real, alias]
         for outside, inside in self.inputs:
             options += ["--ro-bind", outside, inside]
         for path in self.writable:
@@ -168,6 +170,16 @@ def python_folders() -> list[str]:
     if os.environ.get("JAVA_HOME"):
         folders.add(Path(os.environ["JAVA_HOME"]))
     return [str(folder.resolve()) for folder in folders if folder.exists()]
+
+
+def python_aliases() -> list[tuple[str, str]]:
+    """``(real folder, the path it is reached by)`` for this Python's environments reached
+    through a link (a virtual environment that is a link to another folder, a home folder
+    that is one): the kernel is started by the path, so the sandbox has the folder there
+    too, not only at its real place."""
+    return sorted({(str(Path(prefix).resolve()), str(Path(prefix).absolute()))
+                   for prefix in (sys.prefix, sys.base_prefix)
+                   if Path(prefix).exists() and Path(prefix).resolve() != Path(prefix).absolute()})
 
 
 def _outermost(paths) -> list[str]:

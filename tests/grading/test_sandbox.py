@@ -132,6 +132,19 @@ def test_it_writes_its_own_folder_only_and_sees_no_course(tmp_path):
     assert not (package / "planted.py").exists() and sorted(course.iterdir()) == [gradebook]
 
 
+def test_a_python_reached_through_a_link_starts_inside(tmp_path, monkeypatch):
+    # An instructor's virtual environment may be a link to another folder (a checkout
+    # beside another, sharing one environment): the kernel is started by the link's path.
+    link = tmp_path / "venv"
+    link.symlink_to(sys.prefix)
+    monkeypatch.setattr(sys, "prefix", str(link))
+    python = link / "bin" / Path(sys.executable).name
+    started = subprocess.run(kernel_sandbox(new_workdir("test")).command(
+        [str(python), "-c", "import nbformat, pyspark, autograder; print('started')"]),
+        capture_output=True, text=True, timeout=120)
+    assert started.returncode == 0 and started.stdout.strip() == "started", started.stderr
+
+
 def test_the_folder_notebooks_work_in_cannot_be_listed_from_inside():
     mine, other = new_workdir("test"), new_workdir("test")
     (other / "secret").write_text("theirs")
