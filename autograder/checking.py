@@ -6,7 +6,9 @@ Every check of the course does the same few things, in the same way:
   (:data:`EXAMPLE`), fixed edge streams that expose a misconception whatever the seed
   (:data:`FIXED`), and streams drawn from **one seed** per process (:func:`seed_for`),
   each named in a lesson by what it holds and where it comes from (:func:`stream_context`);
-  :func:`cases` gives a check's cases with where each comes from;
+  :func:`cases` gives a check's cases with where each comes from; the kinds of input a
+  task's rules allow are listed beside its check (:class:`Dimension`), each held by a fixed
+  stream, so that a wrong belief about one is exposed on every seed;
 * it takes the learner's answer **one entry per micro-batch** (:func:`answer_per_batch`,
   :func:`batch_dict`) and compares each with what Spark did, naming the micro-batch that
   differed (:func:`autograder.feedback.check_equal`);
@@ -24,6 +26,7 @@ import functools
 import random
 import sys
 import threading
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Hashable, Iterable
 
@@ -59,6 +62,20 @@ def seed_for(seed: int | None) -> int:
 def drawn(seed: int) -> str:
     """How a lesson names a stream drawn from ``seed``."""
     return f"seed {seed}"
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One kind of input a task's rules allow: ``name`` says what it is, ``rule`` the rule
+    of the task or chapter that allows it (or that makes it a boundary), and ``holds``
+    whether a case's inputs (its ``about``) have it. A chapter lists its checks' dimensions
+    beside them (``INPUT_DIMENSIONS``: check name -> dimensions), derived from what the task
+    text lets a stream be, not from the solution's branches; every dimension must be held
+    by a fixed case of its check (``tests/chapters/test_input_dimensions.py``)."""
+
+    name: str
+    rule: str
+    holds: Callable[[Any], bool]
 
 
 def cases(seed: int | None, example: bool, *, the_example: Iterable[Any], fixed: Iterable[Any],

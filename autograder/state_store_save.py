@@ -37,7 +37,7 @@ from pyspark.sql import functions as F
 from . import save_model
 from .answers import spark_answer
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
-from .checking import (answer_per_batch, batch_dict, cases, reference_answer,
+from .checking import (Dimension, answer_per_batch, batch_dict, cases, reference_answer,
                        side_by_side)
 from .driver import StreamRun
 from .feedback import CheckFailed, GraderFault, ask, check_equal, plain
@@ -179,10 +179,144 @@ def _drawn_case(rng: random.Random) -> tuple[list[list[int]], int]:
 #:   new value is greater (``>``, not ``>=``), so no no-data micro-batch follows it (5
 #:   micro-batches, not 6); and a stream that drops nothing with a delay of 0, so its
 #:   smallest delay is 0 (a search that starts at 1 never says so).
+#: * micro-batches with no rows, one right after the first and one right after a no-data
+#:   micro-batch: Spark runs each (Complete mode emits the whole state in it); a window that
+#:   ends one second after the watermark (still open) gets rows that are behind the
+#:   watermark but not late.
 EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7, 15]], 10),
                 ([[0], [5, 20], [10], [31, 3]], 0),
                 ([[3, 8], [15], [9]], 2),
-                ([[5], [15], [15]], 0)]
+                ([[5], [15], [15]], 0),
+                ([[5], [], [14, 24], [], [10, 19, 20]], 5)]
+
+
+# -- the inputs the tasks allow ----------------------------------------------------------------
+def window_end(event: int, size: int = WINDOW) -> int:
+    return event // size * size + size
+
+
+def watermarks(batches: list[list[int]], delay: int) -> list[int | None]:
+    """The watermark each micro-batch runs with, by the tasks' rule: not moved (None) in the
+    first; then the latest event seen minus the delay, never going back."""
+    marks, latest = [], None
+    for events in batches:
+        marks.append(None if latest is None else latest - delay)
+        if events:
+            latest = max(events) if latest is None else max(latest, *events)
+    return marks
+
+
+def _later_batches(batches, delay):
+    """(index, events, the watermark they run with, the latest event before them) of every
+    micro-batch that runs with a watermark."""
+    return [(i, events, mark, max(e for earlier in batches[:i] for e in earlier))
+            for i, (events, mark) in enumerate(zip(batches, watermarks(batches, delay)))
+            if mark is not None]
+
+
+def _reached(batches, delay) -> set[int]:
+    return {mark for mark in watermarks(batches + [[]], delay) if mark is not None}
+
+
+_A_STREAM = "a stream is a list of micro-batches, each a list of event times in whole seconds"
+_LATE = "a window is late once the watermark reaches its end"
+#: The kinds of stream and delay tasks 1, 2 and 4 allow, each held by a stream of
+#: EDGE_STREAMS (the inputs of a case are its stream and delay).
+STREAM_DIMENSIONS = (
+    Dimension("a micro-batch with no rows", _A_STREAM,
+              lambda about: any(not events for events in about[0])),
+    Dimension("a micro-batch that does not move the watermark",
+              "the watermark becomes the latest event seen minus the delay, and never goes back",
+              lambda about: any(events and max(events) <= latest
+                                for _, events, _, latest in _later_batches(*about[:2]))),
+    Dimension("a micro-batch of late rows only", _LATE,
+              lambda about: any(events and all(window_end(e) <= mark for e in events)
+                                for _, events, mark, _ in _later_batches(*about[:2]))),
+    Dimension("a window that ends exactly at a watermark the stream reaches", _LATE,
+              lambda about: any(window_end(e) in _reached(*about[:2])
+                                for events in about[0] for e in events)),
+    Dimension("a watermark past a window's start but not its end", _LATE,
+              lambda about: any(e // WINDOW * WINDOW < mark < window_end(e)
+                                for events in about[0] for e in events
+                                for mark in _reached(*about[:2]))),
+    Dimension("an event behind the watermark in a window that ends one second after it",
+              _LATE, lambda about: any(e < mark and window_end(e) == mark + 1
+                                       for _, events, mark, _ in _later_batches(*about[:2])
+                                       for e in events)),
+    Dimension("a micro-batch whose latest event minus the delay is the watermark it runs with",
+              "the watermark becomes the latest event seen minus the delay: it moves only when "
+              "that is greater",
+              lambda about: any(events and max(events) - about[1] == mark
+                                for _, events, mark, _ in _later_batches(*about[:2]))),
+    Dimension("a micro-batch whose latest event is below the previous micro-batch's",
+              "the watermark never goes back",
+              lambda about: any(events and max(events) < max(about[0][i - 1], default=-1)
+                                for i, events, _, _ in _later_batches(*about[:2]) if i)),
+    Dimension("an event its own micro-batch's latest event would make late",
+              "a micro-batch runs with the watermark of the micro-batches before it",
+              lambda about: any(window_end(e) <= max(events) - about[1]
+                                for events in about[0] for e in events)),
+    Dimension("a window the watermark passes after it got rows", _LATE,
+              lambda about: any(window_end(e) <= max(_reached(*about[:2]), default=-1)
+                                for events in about[0] for e in events)),
+    Dimension("a window that gets rows in two micro-batches",
+              "Append emits a window once; Update each time a micro-batch changes it",
+              lambda about: any(len({i for i, events in enumerate(about[0])
+                                     if any(window_end(e) == end for e in events)}) > 1
+                                for end in {window_end(e) for events in about[0] for e in events})),
+    Dimension("two late rows of one window in one micro-batch",
+              "the operator counts groups (one per window of the batch), not events",
+              lambda about: any(len([e for e in events if window_end(e) <= mark])
+                                > len({window_end(e) for e in events if window_end(e) <= mark})
+                                for _, events, mark, _ in _later_batches(*about[:2]))),
+    Dimension("two late windows in one micro-batch",
+              "the operator counts groups (one per window of the batch), not events",
+              lambda about: any(len({window_end(e) for e in events if window_end(e) <= mark}) > 1
+                                for _, events, mark, _ in _later_batches(*about[:2]))),
+    Dimension("an event on a window's first second",
+              "a window is named by its start: [10, 20) holds 10, not 20",
+              lambda about: any(e % WINDOW == 0 for events in about[0] for e in events)),
+    Dimension("two events of one window in one micro-batch",
+              "the operator counts groups (one per window of the batch), not events",
+              lambda about: any(len({window_end(e) for e in events}) < len(events)
+                                for events in about[0])),
+    Dimension("events out of order within a micro-batch", _A_STREAM,
+              lambda about: any(events != sorted(events) for events in about[0])),
+    Dimension("an event at the stream's start, second 0", _A_STREAM,
+              lambda about: any(0 in events for events in about[0])),
+    Dimension("a delay of 0", "the delay is a whole number of seconds, 0 or more",
+              lambda about: about[1] == 0),
+)
+#: The kinds of stream task 3 allows (its inputs are the stream alone: the delay is the answer).
+DELAY_DIMENSIONS = (
+    Dimension("a micro-batch with no rows", _A_STREAM,
+              lambda batches: any(not events for events in batches)),
+    Dimension("a stream nothing is late in, whatever the delay (the answer is 0)", _LATE,
+              lambda batches: all(window_end(e) > latest for _, events, _, latest
+                                  in _later_batches(batches, 0) for e in events)),
+    Dimension("an event behind a later event of its own micro-batch by more than a window",
+              "the watermark a micro-batch runs with comes from the micro-batches before it",
+              lambda batches: any(window_end(e) <= max(events) for events in batches
+                                  for e in events)),
+    Dimension("a micro-batch followed by an event later than any before it",
+              "the watermark is the latest event seen so far, not the stream's latest",
+              lambda batches: any(events and max((e for later in batches[i + 1:] for e in later),
+                                                 default=-1)
+                                  > max((e for earlier in batches[:i] for e in earlier), default=-1)
+                                  for i, events in enumerate(batches) if i)),
+    Dimension("an event on a window's first second",
+              "a window is named by its start: [10, 20) holds 10, not 20",
+              lambda batches: any(e % WINDOW == 0 for events in batches[1:] for e in events)),
+    Dimension("a late event whose latest earlier event is not in the micro-batch just before",
+              "the watermark is the latest event seen, not the previous micro-batch's",
+              lambda batches: any(max(batches[i - 1], default=-1) < latest
+                                  and any(window_end(e) <= latest for e in events)
+                                  for i, events, _, latest in _later_batches(batches, 0))),
+)
+INPUT_DIMENSIONS = {"check_predicted_output": STREAM_DIMENSIONS,
+                    "check_predicted_metrics": STREAM_DIMENSIONS,
+                    "check_update_step": STREAM_DIMENSIONS,
+                    "check_smallest_delay": DELAY_DIMENSIONS}
 
 
 def _streams(seed: int | None, example: bool) -> list[tuple[list[list[int]], int, str]]:

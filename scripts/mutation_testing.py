@@ -198,10 +198,12 @@ def _setup(assignment: str) -> str:
                      if "warm_up_in_background" not in line and not line.lstrip().startswith("#"))
 
 
-def reference_source(task: Task) -> str:
+def reference_source(task: Task, cells: dict[str, str] | None = None) -> str:
     """The module a task's reference solution is written into (after its notebook's setup
-    cell, for a task Spark runs: mutmut changes code inside functions only)."""
-    parts = [_without_functions(solution_cell(task.assignment, grade_id), drop)
+    cell, for a task Spark runs: mutmut changes code inside functions only); with ``cells``
+    (grade_id -> source), a learner's answer, their cells taking the solution's place."""
+    parts = [_without_functions((cells or {}).get(grade_id) or solution_cell(task.assignment, grade_id),
+                                drop)
              for grade_id, drop in task.cells]
     if task.on_spark:
         parts.insert(0, _setup(task.assignment))

@@ -16,14 +16,19 @@ The reference solution of each task is judged on its fixed cases, and must agree
 Spark on every one. Then so is every mutant of it: what the checks ask does not depend on
 the learner's answer, except in chapter 3's smallest_delay, whose check runs Spark with
 the delay the learner chose (and with one second less), so a mutant's delay is a question
-of its own. Run this again when a check's fixed cases change, a solution changes, or Spark
-does: tests/grading/test_fixed_cases_kill_every_mutant.py fails on a question the file
-does not hold.
+of its own. The corpus's learners who hold a wrong belief about one of a check's input
+dimensions (``INPUT_DIMENSIONS``, ``Learner.dimension``) are asked too, for the same
+reason: the test that shows each losing on its fixed case judges them without Spark.
+
+Run this again when a check's fixed cases change, a solution changes, or Spark does:
+tests/grading/test_fixed_cases_kill_every_mutant.py fails on a question the file does not
+hold.
 
 Spark runs here: on a shared machine, hold its lock (``flock /tmp/spark.lock ...``).
 """
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
@@ -39,7 +44,17 @@ sys.path.insert(0, str(ROOT))
 from autograder.contract import RECORD_ANSWERS  # noqa: E402
 from scripts.mutation_testing import (FIXED_ANSWERS, TASKS, check_of, fixed_cases,  # noqa: E402
                                       judge_fixed_cases, make_mutants, module_function,
-                                      reference_source, run_mutant)
+                                      reference_source, run_mutant, verdict)
+from tests.support.learners import cells_function, learners  # noqa: E402
+
+
+def dimension_learners(task):
+    """The corpus's learners holding a wrong belief about an input dimension of the task's
+    check."""
+    module, check = task.check.rsplit(".", 1)
+    dimensions = getattr(importlib.import_module(module), "INPUT_DIMENSIONS", {}).get(check, ())
+    names = {dimension.name for dimension in dimensions}
+    return [learner for learner in learners(task.assignment) if learner.dimension in names]
 
 
 def main() -> None:
@@ -60,8 +75,12 @@ def main() -> None:
                 mutants = make_mutants(source)
                 for mutant in mutants:
                     run_mutant(task, mutant.source, cases, seconds=None)
-                print(f"{task.name}: {len(cases)} fixed cases, {len(mutants)} mutants asked",
-                      flush=True)
+                believers = dimension_learners(task)
+                for learner in believers:
+                    verdict(task, cells_function(task.assignment, learner, task.function), cases,
+                            seconds=None)
+                print(f"{task.name}: {len(cases)} fixed cases, {len(mutants)} mutants and "
+                      f"{len(believers)} learners asked", flush=True)
         recorded = json.loads(record.read_text())
     FIXED_ANSWERS.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
     print(f"{len(recorded)} answers written to {FIXED_ANSWERS.relative_to(ROOT)} "

@@ -188,3 +188,21 @@ def test_a_delay_measured_from_the_previous_batch_alone_fails_on_a_fixed_stream(
     with pytest.raises(CheckFailed, match="dropped by the watermark") as failure:
         check_smallest_delay(delay_from_the_previous_batch, seed=SEED)
     assert "a fixed stream" in failure.value.context
+
+
+def test_a_micro_batch_with_no_rows_runs_and_complete_mode_emits_the_whole_state_in_it(spark):
+    from autograder.state_store_save import spark_run
+
+    stream = [[5], [], [14, 24]]  # delay 5: [5] moves the watermark from the epoch to 0
+    complete = spark_run(spark, stream, "complete", 5)
+    assert [(b["input_rows"], b["output"]) for b in complete] == [
+        (1, [[0, 1]]),
+        (0, [[0, 1]]),                        # no rows: the whole state all the same
+        (2, [[0, 1], [10, 1], [20, 1]])]
+    append = spark_run(spark, stream, "append", 5)
+    assert [(b["input_rows"], b["watermark"], b["output"]) for b in append] == [
+        (1, None, []),
+        (0, 0, []),                           # the no-data micro-batch the move asks for
+        (0, 0, []),                           # then the micro-batch with no rows
+        (2, 0, []),
+        (0, 19, [[0, 1]])]                    # 24 - 5: window 0 is final

@@ -42,6 +42,9 @@ class Learner:
     answers: dict[str, str]
     #: grade cell id -> points; the grade cells not named score zero.
     points: dict[str, float] = field(default_factory=dict)
+    #: For a misconception: the kind of input (a :class:`~autograder.checking.Dimension` of
+    #: the task's check, by name) it is the simplest wrong belief about, if it is one.
+    dimension: str = ""
 
     def notebook(self, assignment: str):
         """The learner's notebook (nbformat), built from the release."""
@@ -109,6 +112,18 @@ def defined(source: str, name: str):
 
 
 # -- running one learner's task in this process -------------------------------------------------
+def cells_function(assignment: str, learner: Learner, name: str):
+    """What the learner's answer cells define as ``name``, run in one module in their
+    notebook's order, without the set-up cell (for the tasks whose code is a plain
+    function, which needs no Spark)."""
+    namespace: dict = {"__name__": f"learner_{learner.name}"}
+    for cell in learner.notebook(assignment).cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.cell_type == "code" and grade_id in learner.answers:
+            exec(compile(cell.source, f"<{learner.name}: {grade_id}>", "exec"), namespace)
+    return namespace[name]
+
+
 def _grade_cells(nb) -> list:
     return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
 

@@ -254,30 +254,35 @@ LEARNERS = [
                     self.micro_batch([])''', '''                self.watermark = candidate
             if self.mode != "complete":
                 self.micro_batch([])'''),
-            losing("test_predict_output", "test_predict_metrics")),
+            losing("test_predict_output", "test_predict_metrics"),
+            dimension='a micro-batch that does not move the watermark'),
     Learner("update_emits_evicted", "misconception", "Believes Update mode also emits the "
             "windows it evicts.", altered(OPERATOR_CLASS, "predict_output",
                                           "[[s, self.state[s]] for s in updated]",
                                           "[[s, self.state[s]] for s in sorted(set(updated) | set(evicted))]"),
             # its Update step is the same class: wrong there too
-            losing("test_predict_output", "test_update_step")),
+            losing("test_predict_output", "test_update_step"),
+            dimension='a window the watermark passes after it got rows'),
     Learner("complete_evicts", "misconception", "Believes Complete mode evicts the windows "
             "behind the watermark too.",
             altered(OPERATOR_CLASS, "predict_output",
                     'evicted = [] if self.mode == "complete" else sorted(',
                     'evicted = sorted('),
-            losing("test_predict_output", "test_predict_metrics")),
+            losing("test_predict_output", "test_predict_metrics"),
+            dimension='a window the watermark passes after it got rows'),
     Learner("append_emits_every_change", "misconception", "Believes Append mode emits a "
             "window each time its count changes.",
             altered(OPERATOR_CLASS, "predict_output", 'if self.mode == "append":',
-                    'if False:'), losing("test_predict_output")),
+                    'if False:'), losing("test_predict_output"),
+            dimension='a window that gets rows in two micro-batches'),
     Learner("late_by_start", "misconception", "Believes a window is late once the watermark "
             "passes its start, not its end.",
             altered(OPERATOR_CLASS, "predict_output", "start + self.size <= self.watermark",
                     "start < self.watermark"),
             # the class plays every task: the delay it finds and its step are wrong too
             losing("test_predict_output", "test_predict_metrics", "test_smallest_delay",
-                   "test_update_step")),
+                   "test_update_step"),
+            dimension="a watermark past a window's start but not its end"),
     Learner("watermark_from_own_batch", "misconception", "Believes a micro-batch runs with the "
             "watermark its own events set.", {**TWO_PASSES, "predict_output":
                                               TWO_PASSES["predict_output"].replace(
@@ -289,12 +294,14 @@ LEARNERS = [
             '''        if events and (watermark is None or max(events) - delay > watermark):
             watermark = max(events) - delay
         runs.append((events, watermark))''')},
-            losing("test_predict_output", "test_predict_metrics")),
+            losing("test_predict_output", "test_predict_metrics"),
+            dimension="an event its own micro-batch's latest event would make late"),
     Learner("updated_counts_events", "misconception", "Counts the events a micro-batch "
             "writes, not the groups.",
             altered(TWO_PASSES, "predict_metrics", "answer.append(metrics)",
                     'answer.append({**metrics, "numRowsUpdated": len(events)})'),
-            losing("test_predict_metrics")),
+            losing("test_predict_metrics"),
+            dimension='two events of one window in one micro-batch'),
     Learner("delay_off_by_one", "misconception", "Believes an event is kept while its "
             "window's end is at the watermark.",
             altered(TWO_PASSES, "smallest_delay", "latest - window_end + 1",
@@ -307,14 +314,16 @@ def smallest_delay(batches, size=10):
     if not events:
         return 0
     return max(0, max(max(events) - ((e // size + 1) * size) + 1 for e in events))
-'''}, losing("test_smallest_delay")),
+'''}, losing("test_smallest_delay"),
+            dimension='a micro-batch followed by an event later than any before it'),
     Learner("watermark_starts_at_t0", "misconception", "Believes the watermark starts at T0, "
             "the stream's start, so a first micro-batch whose latest event is within the delay "
             "of T0 does not move it (Spark's starts at the epoch, long before).",
             altered(OPERATOR_CLASS, "predict_output",
                     "self.state, self.watermark, self.ran = {}, None, []",
                     "self.state, self.watermark, self.ran = {}, 0, []  # T0: the stream's start"),
-            losing("test_predict_output", "test_predict_metrics")),
+            losing("test_predict_output", "test_predict_metrics"),
+            dimension="an event at the stream's start, second 0"),
     Learner("watermark_from_previous_batch", "misconception", "Believes the watermark is the "
             "previous micro-batch's latest event minus the delay, so it moves back after a "
             "micro-batch of older events.",
@@ -322,26 +331,30 @@ def smallest_delay(batches, size=10):
                     "if self.watermark is None or candidate > self.watermark:",
                     "if candidate != self.watermark:  # the previous micro-batch sets it"),
             # the class plays the delay task too: its delay is measured from the same watermark
-            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay")),
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay"),
+            dimension="a micro-batch whose latest event is below the previous micro-batch's"),
     Learner("delay_from_previous_batch", "misconception", "Measures how late an event is "
             "from the latest event of the micro-batch just before it, not the latest so far.",
             altered(TWO_PASSES, "smallest_delay",
                     "latest = max(chain.from_iterable(batches[:i]), default=None)",
                     "latest = max(batches[i - 1], default=None) if i else None"),
-            losing("test_smallest_delay")),
+            losing("test_smallest_delay"),
+            dimension='a late event whose latest earlier event is not in the micro-batch just before'),
     Learner("dropped_counts_rows", "misconception", "Believes numRowsDroppedByWatermark counts "
             "the late rows, not the late groups (windows).",
             altered(TWO_PASSES, "predict_output",
                     '"numRowsDroppedByWatermark": len(counts) - len(kept)}',
                     '"numRowsDroppedByWatermark": sum(counts.values()) - sum(kept.values())}'),
             # its Update step is the same step: wrong there too
-            losing("test_predict_metrics", "test_update_step")),
+            losing("test_predict_metrics", "test_update_step"),
+            dimension='two late rows of one window in one micro-batch'),
     Learner("window_end_rounded_up", "misconception", "Takes the end of an event's window as "
             "the event time rounded up to the window size, so an event on a window's first "
             "second ends its own window.",
             altered(TWO_PASSES, "smallest_delay", "window_end = (event // size + 1) * size",
                     "window_end = -(-event // size) * size"),
-            losing("test_smallest_delay")),
+            losing("test_smallest_delay"),
+            dimension="an event on a window's first second"),
     Learner("late_by_event_time", "misconception", "Believes a row is dropped once its own "
             "event time is at or behind the watermark, not its window's end.",
             altered(TWO_PASSES, "smallest_delay", "window_end = (event // size + 1) * size",
@@ -363,14 +376,84 @@ def smallest_delay(batches, size=10):
                     "start + self.size < self.watermark  # at the end it still takes rows"),
             # the class plays every task: the delay it finds and its step are wrong too
             losing("test_predict_output", "test_predict_metrics", "test_smallest_delay",
-                   "test_update_step")),
+                   "test_update_step"),
+            dimension='a window that ends exactly at a watermark the stream reaches'),
     Learner("window_holds_its_end", "misconception", "Believes a window holds the second "
             "its end names rather than the one its start names, so an event on a window's "
             "first second belongs to the window before.",
             altered(OPERATOR_CLASS, "predict_output", "start = t // self.size * self.size",
                     "start = (t - 1) // self.size * self.size  # (start, end]"),
             losing("test_predict_output", "test_predict_metrics", "test_smallest_delay",
-                   "test_update_step")),
+                   "test_update_step"),
+            dimension="an event on a window's first second"),
+    Learner("complete_silent_without_rows", "misconception", "Believes Complete mode emits "
+            "nothing in a micro-batch that brings no rows, since nothing changed.",
+            altered(OPERATOR_CLASS, "predict_output",
+                    "rows = [[s, n] for s, n in sorted(self.state.items())]",
+                    "rows = [[s, n] for s, n in sorted(self.state.items())] if events else []"),
+            losing("test_predict_output"), dimension="a micro-batch with no rows"),
+    Learner("late_rows_by_event_time", "misconception", "Believes a row is dropped once its "
+            "own event time is behind the watermark, even if its window is still open.",
+            altered(OPERATOR_CLASS, "predict_output", """        for t in events:
+            start = t // self.size * self.size""", """        for t in events:
+            if self.mode != "complete" and self.watermark is not None and t < self.watermark:
+                continue  # behind the watermark: late
+            start = t // self.size * self.size"""),
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay",
+                   "test_update_step"),
+            dimension="an event behind the watermark in a window that ends one second after it"),
+    Learner("watermark_from_last_event", "misconception", "Believes the watermark comes from "
+            "the last event of a micro-batch, as listed, not its latest.",
+            altered(OPERATOR_CLASS, "predict_output", "candidate = max(events) - self.delay",
+                    "candidate = events[-1] - self.delay"),
+            losing("test_predict_output", "test_predict_metrics"),
+            dimension="events out of order within a micro-batch"),
+    Learner("no_watermark_without_delay", "misconception", "Believes a delay of 0 means no "
+            "watermark at all: nothing is ever late or evicted.",
+            altered(OPERATOR_CLASS, "predict_output", """        if events:
+            candidate = max(events) - self.delay""", """        if events and self.delay:
+            candidate = max(events) - self.delay"""),
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay"),
+            dimension="a delay of 0"),
+    Learner("late_rows_kept_in_update", "misconception", "Believes only Append mode drops "
+            "the rows of a late window; Update counts them in.",
+            altered(OPERATOR_CLASS, "predict_output",
+                    'if self.mode != "complete" and self.behind(start):',
+                    'if self.mode == "append" and self.behind(start):'),
+            losing("test_predict_output", "test_predict_metrics", "test_update_step"),
+            dimension="a micro-batch of late rows only"),
+    Learner("every_batch_has_rows", "misconception", "Believes every micro-batch brings rows, "
+            "so the latest event so far is the largest of the batches' latest ones.",
+            altered(TWO_PASSES, "smallest_delay",
+                    "latest = max(chain.from_iterable(batches[:i]), default=None)",
+                    "latest = max((max(batch) for batch in batches[:i]), default=None)"),
+            losing("test_smallest_delay"), dimension="a micro-batch with no rows"),
+    Learner("some_delay_needed", "misconception", "Believes a watermark needs some delay, "
+            "so the smallest one is 1 second at least.",
+            altered(OPERATOR_CLASS, "smallest_delay", "    delay = 0\n", "    delay = 1\n"),
+            losing("test_smallest_delay"),
+            dimension="a stream nothing is late in, whatever the delay (the answer is 0)"),
+    Learner("delay_from_own_batch", "misconception", "Measures how late an event is from the "
+            "latest event so far, its own micro-batch included.",
+            altered(TWO_PASSES, "smallest_delay",
+                    "latest = max(chain.from_iterable(batches[:i]), default=None)",
+                    "latest = max(chain.from_iterable(batches[:i + 1]), default=None)"),
+            losing("test_smallest_delay"),
+            dimension="an event behind a later event of its own micro-batch by more than a window"),
+    Learner("watermark_moves_on_a_tie", "misconception", "Believes the watermark moves, and "
+            "a no-data micro-batch follows, when the latest event minus the delay equals it.",
+            altered(OPERATOR_CLASS, "predict_output",
+                    "if self.watermark is None or candidate > self.watermark:",
+                    "if self.watermark is None or candidate >= self.watermark:"),
+            losing("test_predict_output", "test_predict_metrics"),
+            dimension="a micro-batch whose latest event minus the delay is the watermark it runs with"),
+    Learner("dropped_is_a_flag", "misconception", "Believes numRowsDroppedByWatermark says "
+            "whether a micro-batch dropped anything (1), not how many windows.",
+            altered(TWO_PASSES, "predict_output",
+                    '"numRowsDroppedByWatermark": len(counts) - len(kept)}',
+                    '"numRowsDroppedByWatermark": int(len(counts) > len(kept))}'),
+            losing("test_predict_metrics", "test_update_step"),
+            dimension="two late windows in one micro-batch"),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: TWO_PASSES[k] for k in ("predict_output", "predict_metrics")},

@@ -1,0 +1,135 @@
+"""The kinds of input each task allows, each held by a fixed stream, each with a wrong belief
+that loses on it.
+
+A chapter lists, beside its checks, the kinds of input its tasks' rules allow
+(``INPUT_DIMENSIONS``: check name -> :class:`autograder.checking.Dimension`): an empty
+micro-batch, a window ending exactly at the watermark, a delay of 0. A check runs its fixed
+cases on every seed, so a dimension held by a fixed case is shown to every learner, not only
+when a drawn stream happens to hold it. Here:
+
+* every check of a chapter with a table has one, and each dimension is held by one of its
+  fixed cases at least;
+* each dimension has a learner in the chapter's corpus holding the simplest wrong belief
+  about it (``Learner.dimension``), and judged on the fixed cases that hold the dimension,
+  with Spark's recorded answers (``tests/support/fixed_answers.json``), that learner gets a
+  lesson on one of them: it loses its task whatever the seed. The corpus's own test
+  (``tests/grading/test_learners_*.py``) grades the same learner on Spark;
+* docs/grading-quality.md shows each table as the data makes it
+  (``scripts/dimension_tables.py --write``);
+* the recorded answers are what Spark answers today (slow: every question of the fixed
+  cases is asked again).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+
+import pytest
+
+from autograder.asking import CHECKS
+from scripts import dimension_tables, mutation_testing as mt
+from tests.support.learners import cells_function, expected_points, learners
+
+#: The chapters whose checks have their tables: assignment -> the module of its checks.
+TABLED = dimension_tables.tabled()
+
+
+def table(module: str) -> dict:
+    return importlib.import_module(module).INPUT_DIMENSIONS
+
+
+def fixed(module: str, check: str) -> list:
+    return mt.fixed_cases(CHECKS[f"{module}.{check}"])
+
+
+def task_of(module: str, check: str) -> mt.Task:
+    (task,) = [task for task in mt.TASKS if task.check == f"{module}.{check}"]
+    return task
+
+
+CHECKS_TABLED = [pytest.param(module, check, id=f"{module.rsplit('.', 1)[1]}.{check}")
+                 for module in TABLED.values() for check in table(module)]
+
+
+@pytest.mark.parametrize("assignment, module", TABLED.items())
+def test_every_check_of_the_chapter_has_its_table(assignment, module):
+    importlib.import_module(module)
+    checks = {name.rsplit(".", 1)[1] for name in CHECKS if name.startswith(module + ".")}
+    assert checks and set(table(module)) == checks
+
+
+@pytest.mark.parametrize("assignment, module", TABLED.items())
+def test_the_docs_show_the_table_the_data_makes(assignment, module):
+    shown = dimension_tables.in_docs(dimension_tables.DOCS.read_text(), assignment)
+    assert shown == dimension_tables.table(assignment, module), (
+        f"docs/grading-quality.md does not show {assignment}'s input dimensions as the data "
+        "makes them: run scripts/dimension_tables.py --write")
+
+
+@pytest.mark.parametrize("module, check", CHECKS_TABLED)
+def test_every_dimension_is_held_by_a_fixed_case(module, check):
+    cases = fixed(module, check)
+    assert cases, f"{check} has no fixed case"
+    unheld = [dimension.name for dimension in table(module)[check]
+              if not any(dimension.holds(case.about) for case in cases)]
+    assert not unheld, (f"{check}: no fixed case holds {unheld}; add a fixed stream that "
+                        "does (and record Spark's answers: scripts/record_fixed_answers.py)")
+
+
+def belief_cases(assignment: str, module: str) -> list:
+    """(dimension, its learners, the checks whose table lists it) for every dimension."""
+    corpus = learners(assignment)
+    found: dict[str, list] = {}
+    for check, dimensions in table(module).items():
+        for dimension in dimensions:
+            found.setdefault(dimension.name, []).append((check, dimension))
+    return [pytest.param(assignment, module, name, listed,
+                         [learner for learner in corpus if learner.dimension == name],
+                         id=f"{assignment}: {name}")
+            for name, listed in found.items()]
+
+
+BELIEFS = [case for assignment, module in TABLED.items()
+           for case in belief_cases(assignment, module)]
+
+
+@pytest.mark.parametrize("assignment, module, name, listed, believers", BELIEFS)
+def test_every_dimension_has_a_wrong_belief_that_loses_on_its_fixed_case(
+        assignment, module, name, listed, believers):
+    assert believers, (f"no misconception in the corpus of {assignment} is about {name!r}: "
+                       "write its simplest wrong belief (Learner(..., dimension=...))")
+    for learner in believers:
+        assert learner.kind == "misconception"
+        lost = {grade_id for grade_id, points in expected_points(assignment, learner).items()
+                if points == 0}
+        shown = []
+        for check, dimension in listed:
+            task = task_of(module, check)
+            if f"test_{task.name.rsplit('/', 1)[1]}" not in lost:
+                continue
+            holding = [case for case in fixed(module, check) if dimension.holds(case.about)]
+            with mt.without_spark():
+                verdict, why = mt.verdict(task, cells_function(assignment, learner, task.function),
+                                          holding)
+            shown.append((check, verdict, why))
+        assert shown, f"{learner.name} loses no task whose check lists {name!r}"
+        assert any(verdict == "killed" for _, verdict, _ in shown), (
+            f"{learner.name} believes a wrong thing about {name!r}, but no fixed case holding "
+            f"it shows that: {shown}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment, module", TABLED.items())
+def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(spark, assignment, module):
+    from autograder.answers import asking_spark
+
+    recorded = json.loads(mt.FIXED_ANSWERS.read_text())
+    with asking_spark() as asked:
+        for check in table(module):
+            task = task_of(module, check)
+            mt.judge_fixed_cases(task, mt.module_function(task, mt.reference_source(task)))
+    assert asked
+    stale = sorted(key for key, answer in asked.items()
+                   if key not in recorded or json.loads(recorded[key]) != answer)
+    assert not stale, (f"tests/support/fixed_answers.json is not what Spark answers to "
+                       f"{stale}: run scripts/record_fixed_answers.py")
