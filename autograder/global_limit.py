@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import random
 import tempfile
+from itertools import accumulate
 from typing import Callable
 
 from pyspark.sql import DataFrame, SparkSession
@@ -30,7 +31,7 @@ from pyspark.sql import functions as F
 from .answers import spark_answer, spark_checkpoints, spark_facts
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
-from .checking import (answer_per_batch, batch_dict, cases, reference_answer, seed_for,
+from .checking import (Dimension, answer_per_batch, batch_dict, cases, reference_answer, seed_for,
                        spark_failure_as_lesson)
 from .feedback import (CheckFailed, ask, check_equal, plain, revisiting,
                        stop_if_unfinished)
@@ -61,6 +62,50 @@ EDGE_STREAMS = [
 #: Streams the counter reader is graded on, restarted after micro-batch 1: nothing emitted
 #: before the restart; the limit reached before it; the limit reached after it.
 EDGE_RESTARTS = [([0, 0, 2, 1], 2), ([3, 2, 0, 1], 3), ([1, 0, 4, 2], 4)]
+
+
+# -- the kinds of input the tasks allow ---------------------------------------------------------
+_A_STREAM = "a stream is a list of micro-batch sizes, 0 or more rows each"
+_GLOBAL = "limit(n) counts the rows it lets through over the query's life, not per micro-batch"
+_WRITTEN = "a micro-batch writes the counter only when it lets a row through"
+
+
+def _before_each(sizes: list[int]) -> list[int]:
+    """The rows that had arrived before each micro-batch."""
+    return [0] + list(accumulate(sizes))[:-1]
+
+
+#: The kinds of stream tasks 1 and 2 allow (a case's inputs are its batch sizes and limit),
+#: each held by a stream of EDGE_STREAMS.
+STREAM_DIMENSIONS = (
+    Dimension("a micro-batch with no rows", _A_STREAM, lambda about: 0 in about[0]),
+    Dimension("a first micro-batch with no rows",
+              "the counter row is written by the first micro-batch that lets a row through",
+              lambda about: about[0][0] == 0),
+    Dimension("two micro-batches that let rows through", _GLOBAL,
+              lambda about: sum(1 for before, size in zip(_before_each(about[0]), about[0])
+                                if size and before < about[1]) > 1),
+    Dimension("a micro-batch that lets two rows or more through",
+              "the state is one row, whatever the count: a null key and the number of rows",
+              lambda about: any(min(size, about[1] - before) > 1
+                                for before, size in zip(_before_each(about[0]), about[0]))),
+    Dimension("the limit reached inside a micro-batch: some of its rows pass, the rest not",
+              _GLOBAL, lambda about: any(before < about[1] < before + size for before, size
+                                         in zip(_before_each(about[0]), about[0]))),
+    Dimension("the limit reached by a micro-batch's last row",
+              "rows pass while fewer than n have passed",
+              lambda about: any(size and before + size == about[1]
+                                for before, size in zip(_before_each(about[0]), about[0]))),
+    Dimension("a micro-batch with rows after the limit is reached", _WRITTEN,
+              lambda about: any(size and before >= about[1]
+                                for before, size in zip(_before_each(about[0]), about[0]))),
+    Dimension("a limit the stream never reaches",
+              "rows pass as they come: the limit does not wait for n of them",
+              lambda about: sum(about[0]) < about[1]),
+)
+#: The kinds of stream task 3's reader is called on (restarted after micro-batch 1), each
+#: held by a stream of EDGE_RESTARTS.
+RESTART_DIMENSIONS = (STREAM_DIMENSIONS[1], STREAM_DIMENSIONS[3])
 
 
 # -- the truth, from Spark ------------------------------------------------------------------
@@ -302,6 +347,19 @@ def reference_clicks_per_batch(spark: SparkSession, batches: list[list[tuple[int
 EDGE_CLICKS = ([[(1, "view"), (2, "view")],
                 [(3, "click"), (4, "view"), (5, "click"), (6, "click")],
                 [(7, "click")], [(8, "view"), (9, "click")]], 2)
+
+
+#: The kind of stream task 4 allows that shows where its filter must run (a case's inputs
+#: are its events per micro-batch and n), held by EDGE_CLICKS.
+CLICK_DIMENSIONS = (
+    Dimension("a view before the first click",
+              "the limit counts the rows that reach it: a filter below it decides which",
+              lambda about: next(kind for batch in about[0] for _, kind in batch) == "view"),
+)
+INPUT_DIMENSIONS = {"check_predicted_output": STREAM_DIMENSIONS,
+                    "check_predicted_state": STREAM_DIMENSIONS,
+                    "check_counter_reader": RESTART_DIMENSIONS,
+                    "check_first_clicks": CLICK_DIMENSIONS}
 
 
 def _click_streams(*, seed: int, example: bool) -> list[Case]:

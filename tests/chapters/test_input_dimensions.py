@@ -10,14 +10,15 @@ when a drawn stream happens to hold it. Here:
 * every check of a chapter with a table has one, and each dimension is held by one of its
   fixed cases at least;
 * each dimension has a learner in the chapter's corpus holding the simplest wrong belief
-  about it (``Learner.dimension``), and judged on the fixed cases that hold the dimension,
-  with Spark's recorded answers (``tests/support/fixed_answers.json``), that learner gets a
-  lesson on one of them: it loses its task whatever the seed. The corpus's own test
+  about it (``Learner.dimension``), and judged on the fixed cases that hold the dimension
+  (on Spark's recorded answers, ``tests/support/fixed_answers.json``, for a plain function;
+  on Spark, slow, for code Spark runs), that learner gets a lesson on one of them: it loses
+  its task whatever the seed. The corpus's own test
   (``tests/grading/test_learners_*.py``) grades the same learner on Spark;
 * docs/grading-quality.md shows each table as the data makes it
   (``scripts/dimension_tables.py --write``);
-* the recorded answers are what Spark answers today (slow: every question of the fixed
-  cases is asked again).
+* the recorded answers are what Spark answers today (slow: every question the fixed cases
+  of the plain-function tasks ask is asked again).
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def fixed(module: str, check: str) -> list:
 
 
 def task_of(module: str, check: str) -> mt.Task:
-    (task,) = [task for task in mt.TASKS if task.check == f"{module}.{check}"]
+    (task,) = [task for task in mt.TASKS + mt.SPARK_TASKS if task.check == f"{module}.{check}"]
     return task
 
 
@@ -77,7 +78,8 @@ def test_every_dimension_is_held_by_a_fixed_case(module, check):
 
 
 def belief_cases(assignment: str, module: str) -> list:
-    """(dimension, its learners, the checks whose table lists it) for every dimension."""
+    """(dimension, its learners, the checks whose table lists it) for every dimension; slow
+    when every task whose check lists it runs the learner's code on Spark."""
     corpus = learners(assignment)
     found: dict[str, list] = {}
     for check, dimensions in table(module).items():
@@ -85,7 +87,9 @@ def belief_cases(assignment: str, module: str) -> list:
             found.setdefault(dimension.name, []).append((check, dimension))
     return [pytest.param(assignment, module, name, listed,
                          [learner for learner in corpus if learner.dimension == name],
-                         id=f"{assignment}: {name}")
+                         id=f"{assignment}: {name}",
+                         marks=[pytest.mark.slow] if all(task_of(module, check).on_spark
+                                                         for check, _ in listed) else [])
             for name, listed in found.items()]
 
 
@@ -93,9 +97,20 @@ BELIEFS = [case for assignment, module in TABLED.items()
            for case in belief_cases(assignment, module)]
 
 
+def judged(task: mt.Task, assignment: str, learner, cases: list, request) -> tuple[str, str]:
+    """The learner's verdict on ``cases``: on Spark's recorded answers for a plain function;
+    with the course's Spark session for code Spark runs (its notebook's setup cell first)."""
+    if task.on_spark:
+        request.getfixturevalue("spark")
+        function = mt.module_function(task, mt.reference_source(task, learner.answers))
+        return mt.verdict(task, function, cases, seconds=None)
+    with mt.without_spark():
+        return mt.verdict(task, cells_function(assignment, learner, task.function), cases)
+
+
 @pytest.mark.parametrize("assignment, module, name, listed, believers", BELIEFS)
 def test_every_dimension_has_a_wrong_belief_that_loses_on_its_fixed_case(
-        assignment, module, name, listed, believers):
+        assignment, module, name, listed, believers, request):
     assert believers, (f"no misconception in the corpus of {assignment} is about {name!r}: "
                        "write its simplest wrong belief (Learner(..., dimension=...))")
     for learner in believers:
@@ -103,15 +118,16 @@ def test_every_dimension_has_a_wrong_belief_that_loses_on_its_fixed_case(
         lost = {grade_id for grade_id, points in expected_points(assignment, learner).items()
                 if points == 0}
         shown = []
-        for check, dimension in listed:
+        # the plain functions first: Spark is started only for a belief no plain task shows
+        for check, dimension in sorted(listed, key=lambda listing: task_of(module, listing[0]).on_spark):
             task = task_of(module, check)
             if f"test_{task.name.rsplit('/', 1)[1]}" not in lost:
                 continue
             holding = [case for case in fixed(module, check) if dimension.holds(case.about)]
-            with mt.without_spark():
-                verdict, why = mt.verdict(task, cells_function(assignment, learner, task.function),
-                                          holding)
+            verdict, why = judged(task, assignment, learner, holding, request)
             shown.append((check, verdict, why))
+            if verdict == "killed":
+                break
         assert shown, f"{learner.name} loses no task whose check lists {name!r}"
         assert any(verdict == "killed" for _, verdict, _ in shown), (
             f"{learner.name} believes a wrong thing about {name!r}, but no fixed case holding "
@@ -127,6 +143,8 @@ def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(spark, as
     with asking_spark() as asked:
         for check in table(module):
             task = task_of(module, check)
+            if task.on_spark:
+                continue  # its answers are asked of Spark whenever it is judged: none recorded
             mt.judge_fixed_cases(task, mt.module_function(task, mt.reference_source(task)))
     assert asked
     stale = sorted(key for key, answer in asked.items()

@@ -139,7 +139,8 @@ LEARNERS = [
             "micro-batch on its own.", {**GENERATORS, "predict_emitted": '''
 def predict_emitted(sizes, limit):
     return [min(size, limit) for size in sizes]
-'''}, losing("test_predict_emitted")),
+'''}, losing("test_predict_emitted"),
+            dimension="a micro-batch with rows after the limit is reached"),
     Learner("counter_from_the_start", "misconception", "Believes the counter row exists "
             "from the first micro-batch, holding 0 until a row is emitted.",
             {**GENERATORS, "predict_state": '''
@@ -153,7 +154,8 @@ def predict_state(sizes, limit):
 ''', "emitted_so_far": '''
 def emitted_so_far(spark, checkpoint):
     return read_state(spark, checkpoint)[0]["value"]["value"]
-'''}, losing("test_predict_state", "test_emitted_so_far")),
+'''}, losing("test_predict_state", "test_emitted_so_far"),
+            dimension="a first micro-batch with no rows"),
     Learner("updated_every_batch", "misconception", "Believes every micro-batch writes the "
             "counter, even once the limit is reached.", {**GENERATORS, "predict_state": '''
 def predict_state(sizes, limit):
@@ -163,7 +165,8 @@ def predict_state(sizes, limit):
         facts.append({"numRowsTotal": 1 if so_far else 0,
                       "numRowsUpdated": 1 if so_far else 0, "count": so_far or None})
     return facts
-'''}, losing("test_predict_state")),
+'''}, losing("test_predict_state"),
+            dimension="a micro-batch with rows after the limit is reached"),
     Learner("row_per_record", "misconception", "Believes the state keeps one row per "
             "emitted row.", {**GENERATORS, "predict_state": '''
 def predict_state(sizes, limit):
@@ -176,14 +179,15 @@ def predict_state(sizes, limit):
 ''', "emitted_so_far": '''
 def emitted_so_far(spark, checkpoint):
     return len(read_state(spark, checkpoint))
-'''}, losing("test_predict_state", "test_emitted_so_far")),
+'''}, losing("test_predict_state", "test_emitted_so_far"),
+            dimension="a micro-batch that lets two rows or more through"),
     Learner("limit_then_filter", "misconception", "Limits the stream first and filters the "
             "clicks afterwards.", {**GENERATORS, "first_clicks": '''
 from pyspark.sql import functions as F
 
 def first_clicks(events, n):
     return events.limit(n).where(F.col("kind") == "click")
-'''}, losing("test_first_clicks")),
+'''}, losing("test_first_clicks"), dimension="a view before the first click"),
     Learner("empty_batches_skipped", "misconception", "Believes Spark runs no micro-batch "
             "for an empty input, so leaves empty batches out of its answers.",
             {**RUNNING_TOTAL, "predict_emitted": '''
@@ -203,7 +207,7 @@ def predict_state(sizes, limit):
         answer.append({"numRowsTotal": int(total > 0), "numRowsUpdated": int(total > before),
                        "count": total or None})
     return answer
-'''}, losing("test_predict_emitted", "test_predict_state")),
+'''}, losing("test_predict_emitted", "test_predict_state"), dimension="a micro-batch with no rows"),
     Learner("limit_waits_for_n", "misconception", "Believes the limit holds rows back until "
             "n have arrived, then emits n at once, as a batch LIMIT over the whole input would.",
             {**NUMPY_AND_SQL, "predict_emitted": '''
@@ -215,7 +219,47 @@ def predict_emitted(sizes, limit):
         seen += size
         answer.append(limit if seen >= limit and not full_before else 0)
     return answer
-'''}, losing("test_predict_emitted")),
+'''}, losing("test_predict_emitted"), dimension="a limit the stream never reaches"),
+    Learner("all_or_nothing", "misconception", "Believes a micro-batch passes all its rows or "
+            "none of them: one that would take the count past the limit passes nothing.",
+            {**GENERATORS, "predict_emitted": '''
+def predict_emitted(sizes, limit):
+    answer, passed = [], 0
+    for size in sizes:
+        fits = passed + size <= limit
+        answer.append(size if fits else 0)
+        passed += answer[-1]
+    return answer
+'''}, losing("test_predict_emitted"),
+            dimension="the limit reached inside a micro-batch: some of its rows pass, the rest not"),
+    Learner("one_past_the_limit", "misconception", "Believes rows pass while the count is at "
+            "most n, so the row that finds n rows already through passes too.",
+            {**RUNNING_TOTAL, "predict_emitted": '''
+def predict_emitted(sizes, limit):
+    answer, passed = [], 0
+    for size in sizes:
+        now = 0
+        for _ in range(size):
+            if passed <= limit:
+                passed += 1
+                now += 1
+        answer.append(now)
+    return answer
+'''}, losing("test_predict_emitted"), dimension="the limit reached by a micro-batch's last row"),
+    Learner("count_per_batch", "misconception", "Believes the counter holds the rows the "
+            "latest micro-batch let through, not all of them since the query started.",
+            {**NUMPY_AND_SQL, "predict_state": '''
+def predict_state(sizes, limit):
+    facts, passed, count = [], 0, None
+    for size in sizes:
+        now = min(size, limit - passed)
+        passed += now
+        if now:
+            count = now
+        facts.append({"numRowsTotal": int(passed > 0), "numRowsUpdated": int(now > 0),
+                      "count": count})
+    return facts
+'''}, losing("test_predict_state"), dimension="two micro-batches that let rows through"),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: GENERATORS[k] for k in ("predict_emitted", "predict_state")},
