@@ -36,8 +36,8 @@ from pyspark.sql import functions as F
 from .answers import spark_answer, spark_input
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
 from .driver import StreamRun
-from .checking import (EXAMPLE, FIXED, answer_per_batch, batch_dict, cases, plain_value,
-                       reference_answer)
+from .checking import (EXAMPLE, FIXED, Dimension, answer_per_batch, batch_dict, cases,
+                       plain_value, reference_answer)
 from .feedback import CheckFailed, ask, check_equal, plain, revisiting, stop_if_unfinished
 from .plan import PlanNode, explain_text, explained_plan, parse_plan
 from .session import course_session, spark_setting
@@ -541,3 +541,72 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
     sessions the state holds after each batch, and the plan's session-window state operators.
     """
     run_check(SESSIONS, sessions, seed=seed, example=example)
+
+
+# -- the kinds of input the tasks allow ---------------------------------------------------------
+def _keys_before(batches: list[list[str]], i: int) -> set[str]:
+    return {key for batch in batches[:i] for key in batch}
+
+
+_EVERY_BATCH = "every micro-batch runs, one with no rows too (an empty file is a micro-batch)"
+_TWICE = "the partial aggregate counts every row, and a key is one state row"
+
+#: The kinds of input each task allows: task 1's query (its description), tasks 2 and 3's
+#: keys per micro-batch and shuffle partitions, task 4's events and gap. Each is held by a
+#: case of EDGE_QUERIES, EDGE_KEYS, EDGE_PARTITIONS or EDGE_SESSIONS.
+INPUT_DIMENSIONS = {
+    "check_aggregate_modes": (
+        Dimension("a plain aggregation",
+                  "a streaming aggregation adds merging aggregates around restore and save",
+                  lambda about: "session_window" not in about[0]),
+        Dimension("a session-window aggregation",
+                  "the shape of the aggregation decides how many aggregates the plan has",
+                  lambda about: "session_window" in about[0]),
+        Dimension("aggregate functions other than count",
+                  "a mode is read off its functions' names: partial_, merge_, or neither",
+                  lambda about: "count()" not in about[0]),
+    ),
+    "check_predicted_counts": (
+        Dimension("a key coming back in a later micro-batch",
+                  "the state merges a key's count with the micro-batches' before",
+                  lambda about: any(set(batch) & _keys_before(about[0], i)
+                                    for i, batch in enumerate(about[0]))),
+        Dimension("a micro-batch that leaves a key unchanged",
+                  "Update mode emits the keys the micro-batch changed, not the whole state",
+                  lambda about: any(_keys_before(about[0], i) - set(batch)
+                                    for i, batch in enumerate(about[0]))),
+        Dimension("a key twice in one micro-batch", _TWICE,
+                  lambda about: any(len(set(batch)) < len(batch) for batch in about[0])),
+        Dimension("a micro-batch with no rows", _EVERY_BATCH,
+                  lambda about: any(not batch for batch in about[0])),
+    ),
+    "check_predicted_metrics": (
+        Dimension("fewer keys than shuffle partitions",
+                  "a stateful micro-batch opens one state store instance per shuffle partition",
+                  lambda about: any(len(set(batch)) < about[1] for batch in about[0])),
+        Dimension("a key twice in one micro-batch", _TWICE,
+                  lambda about: any(len(set(batch)) < len(batch) for batch in about[0])),
+        Dimension("a micro-batch with no rows", _EVERY_BATCH,
+                  lambda about: any(not batch for batch in about[0])),
+        Dimension("more keys than shuffle partitions",
+                  "an instance holds a row for every key of its partition",
+                  lambda about: len(_keys_before(about[0], len(about[0]))) > about[1]),
+    ),
+    "check_sessions": (
+        Dimension("an event more than the gap but less than 10 s behind the latest before it",
+                  "a micro-batch's watermark is 10 s behind the latest event of the micro-batches "
+                  "before it: an event above it counts",
+                  lambda about: any(about[1] < max((t for earlier in about[0][:i]
+                                                    for _, t, _ in earlier), default=t) - t < 10
+                                    for i, batch in enumerate(about[0]) for _, t, _ in batch)),
+        Dimension("a session extended in a later micro-batch",
+                  "a session grows while its user's events come within the gap of each other",
+                  lambda about: any(user == other and 0 < t2 - t1 <= about[1]
+                                    for i, batch in enumerate(about[0]) for user, t1, _ in batch
+                                    for later in about[0][i + 1:] for other, t2, _ in later)),
+        Dimension("a session the watermark closes",
+                  "Append mode emits a session once the watermark passes its end",
+                  lambda about: max(t for batch in about[0] for _, t, _ in batch) - 10
+                  > min(t for batch in about[0] for _, t, _ in batch) + about[1]),
+    ),
+}

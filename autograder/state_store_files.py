@@ -39,7 +39,7 @@ from .answers import (spark_answer, spark_answers, spark_checkpoint, spark_check
                       spark_facts)
 from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
                      spark_for_truth)
-from .checking import answer_per_batch, reference_answer
+from .checking import Dimension, answer_per_batch, reference_answer
 from .checking import cases as checking_cases
 from .checkpoint_files import (HDFS_PROVIDER, error_class, forget_commit, logged_batches,
                                settings, state_files)
@@ -412,13 +412,15 @@ QUERIES: dict[str, Callable[[DataFrame], DataFrame]] = {
 DELETIONS = ("the last commit", "commits/", "the newest state file", "state/")
 #: The example of task 4, then the changes every graded check asks about: each kind alone.
 EXAMPLE_CHANGE = {"shuffle_partitions": 5}
-#: The last one mixes two kinds, the refused one first: the first refusal decides, whatever
-#: comes after it.
-EDGE_CHANGES = [{"shuffle_partitions": 3}, {"provider": "hdfs"}, {"query": "count renamed"}, {"delete": "commits/"},
+#: The last two mix two kinds, the refused one first, then last: the refusal decides,
+#: wherever it is listed.
+EDGE_CHANGES = [{"shuffle_partitions": 3}, {"provider": "hdfs"}, {"query": "count renamed"},
+                {"delete": "the last commit"}, {"delete": "commits/"},
                 {"query": "max instead of count"}, {"query": "count per name length"},
                 {"query": "distinct users"},
                 {"delete": "the newest state file"}, {"delete": "state/"},
-                {"query": "max instead of count", "shuffle_partitions": 3}]
+                {"query": "max instead of count", "shuffle_partitions": 3},
+                {"provider": "hdfs", "delete": "state/"}]
 
 
 def _delete(checkpoint: Path, what: str) -> None:
@@ -537,3 +539,106 @@ def check_restart_outcome(predict: Callable[[dict], str | None], *, seed: int | 
     """``predict(change)`` must give the error class inside the ``STREAM_FAILED`` a restart
     after ``change`` stops with (``None`` when the query goes on)."""
     run_check(RESTART_OUTCOME, predict, seed=seed, example=example)
+
+
+# -- the kinds of input the tasks allow ---------------------------------------------------------
+def _stride(way: str, min_deltas: int) -> int:
+    """How many versions go by between two snapshots, by the chapter's rule: HDFS snapshots
+    once its deltas since the last snapshot are more than the setting, the changelog way once
+    its changelogs reach it (plain RocksDB has none)."""
+    return min_deltas + 1 if way == "hdfs" else max(min_deltas, 1)
+
+
+def _refused(kind: str, value) -> bool:
+    return (kind, value) in {("query", "max instead of count"), ("query", "count per name length"),
+                             ("query", "distinct users"), ("delete", "the newest state file"),
+                             ("delete", "state/")}
+
+
+def _a_change(holds: Callable[[dict], bool]) -> Callable[[dict], bool]:
+    """A case of task 4 holds a dimension when its change does."""
+    return lambda about: holds(about["changes"][about["index"]])
+
+
+def _lost(holds: Callable[[list[int] | None], bool]) -> Callable[[dict], bool]:
+    """A case of task 3 holds a dimension when what it deletes from commits/ does."""
+    return lambda about: holds(about["losses"][about["index"]])
+
+
+_SNAPSHOTS = "a snapshot is written by maintenance once enough versions went by since the last one"
+_VERSIONS = "the statestore source reads the state as the micro-batch asked about committed it"
+_NEWEST = "a restart runs again the newest micro-batch of offsets/, when commits/ does not hold it"
+_RESTORED = "some settings of a restarted query are taken back from the offset log"
+_SCHEMA = "a state schema is compared by its fields' order, types and nullability, not names"
+_FILES = "a version that cannot be rebuilt from its files stops the query"
+_ONE_STOPS = "at most one change of a change stops the query"
+
+#: The kinds of input each task allows: task 1's way, micro-batches and setting; task 2's
+#: stream and minBatchesToRetain; task 3's deleted commits; task 4's change. Each is held by
+#: a case of EDGE_FILES, EDGE_READS, EDGE_LOSSES or EDGE_CHANGES.
+INPUT_DIMENSIONS = {
+    "check_predicted_files": (
+        Dimension("versions between two snapshots", _SNAPSHOTS,
+                  lambda about: about[0] != "rocksdb" and about[1] > _stride(about[0], about[2]) > 1),
+        Dimension("the changelog way: a version whose changelogs since the last zip equal the "
+                  "setting", "the changelog way snapshots once its changelogs reach the setting, "
+                  "HDFS once its deltas are more than it",
+                  lambda about: about[0] == "changelog" and about[1] >= max(about[2], 1)),
+        Dimension("the changelog way with a setting of 0", "minDeltasForSnapshot is 0 or more",
+                  lambda about: about[0] == "changelog" and about[2] == 0),
+        Dimension("plain RocksDB", "plain RocksDB uploads a zip of the whole state at every commit",
+                  lambda about: about[0] == "rocksdb"),
+    ),
+    "check_state_reader": (
+        Dimension("a micro-batch before the stream's last", _VERSIONS,
+                  lambda about: len(about[0]) > 1),
+        Dimension("a stream of more micro-batches than minBatchesToRetain",
+                  "the store keeps the newest minBatchesToRetain versions: an older one may be "
+                  "gone, and then there is no state to read (None)",
+                  lambda about: len(about[0]) > about[1]),
+        Dimension("a user a micro-batch leaves unchanged",
+                  "a version holds the whole state as its micro-batch left it, not its changes",
+                  lambda about: any({user for batch in about[0][:i] for (user,) in batch}
+                                    - {user for (user,) in about[0][i]}
+                                    for i in range(1, len(about[0])))),
+        Dimension("a user counted in two micro-batches",
+                  "a version holds each user's count so far",
+                  lambda about: any(sum(any(user == u for (u,) in batch) for batch in about[0]) > 1
+                                    for batch in about[0] for (user,) in batch)),
+    ),
+    "check_restart_reader": (
+        Dimension("no commit lost", _NEWEST, _lost(lambda lost: lost == [])),
+        Dimension("the newest commit lost alone", _NEWEST, _lost(lambda lost: lost == [3])),
+        Dimension("a commit lost besides the newest one", _NEWEST,
+                  _lost(lambda lost: bool(lost) and any(batch != 3 for batch in lost))),
+        Dimension("all of commits/ deleted",
+                  "the state is under state/, not in commits/: without commits/ the newest "
+                  "micro-batch runs again, on the state kept", _lost(lambda lost: lost is None)),
+    ),
+    "check_restart_outcome": (
+        Dimension("another number of shuffle partitions", _RESTORED,
+                  _a_change(lambda change: "shuffle_partitions" in change)),
+        Dimension("the HDFS provider", _RESTORED, _a_change(lambda change: "provider" in change)),
+        Dimension("the count renamed", _SCHEMA,
+                  _a_change(lambda change: change.get("query") == "count renamed")),
+        Dimension("the last commit deleted", _NEWEST,
+                  _a_change(lambda change: change.get("delete") == "the last commit")),
+        Dimension("commits/ deleted", "the state is under state/, not in commits/",
+                  _a_change(lambda change: change.get("delete") == "commits/")),
+        Dimension("another aggregate on the same key", _SCHEMA,
+                  _a_change(lambda change: change.get("query") == "max instead of count")),
+        Dimension("another key of the same name", _SCHEMA,
+                  _a_change(lambda change: change.get("query") == "count per name length")),
+        Dimension("another stateful operator",
+                  "the state's metadata names the operator that wrote it",
+                  _a_change(lambda change: change.get("query") == "distinct users")),
+        Dimension("the newest state file deleted", _FILES,
+                  _a_change(lambda change: change.get("delete") == "the newest state file")),
+        Dimension("state/ deleted", _FILES,
+                  _a_change(lambda change: change.get("delete") == "state/")),
+        Dimension("two changes, the refused one listed first", _ONE_STOPS,
+                  _a_change(lambda change: len(change) > 1 and _refused(*next(iter(change.items()))))),
+        Dimension("two changes, the refused one listed last", _ONE_STOPS,
+                  _a_change(lambda change: len(change) > 1 and _refused(*list(change.items())[-1]))),
+    ),
+}

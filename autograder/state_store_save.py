@@ -182,12 +182,13 @@ def _drawn_case(rng: random.Random) -> tuple[list[list[int]], int]:
 #: * micro-batches with no rows, one right after the first and one right after a no-data
 #:   micro-batch: Spark runs each (Complete mode emits the whole state in it); a window that
 #:   ends one second after the watermark (still open) gets rows that are behind the
-#:   watermark but not late.
+#:   watermark but not late; the micro-batch that sets that watermark lists its latest event
+#:   first (the watermark is its latest event's, not its last one's).
 EDGE_STREAMS = [([[20, 22], [5, 21], [40], [0, 7, 15]], 10),
                 ([[0], [5, 20], [10], [31, 3]], 0),
                 ([[3, 8], [15], [9]], 2),
                 ([[5], [15], [15]], 0),
-                ([[5], [], [14, 24], [], [10, 19, 20]], 5)]
+                ([[5], [], [24, 14], [], [10, 19, 20]], 5)]
 
 
 # -- the inputs the tasks allow ----------------------------------------------------------------
@@ -307,6 +308,8 @@ DELAY_DIMENSIONS = (
     Dimension("an event on a window's first second",
               "a window is named by its start: [10, 20) holds 10, not 20",
               lambda batches: any(e % WINDOW == 0 for events in batches[1:] for e in events)),
+    Dimension("events out of order within a micro-batch", _A_STREAM,
+              lambda batches: any(events != sorted(events) for events in batches)),
     Dimension("a late event whose latest earlier event is not in the micro-batch just before",
               "the watermark is the latest event seen, not the previous micro-batch's",
               lambda batches: any(max(batches[i - 1], default=-1) < latest

@@ -37,15 +37,15 @@ from pyspark.sql import functions as F
 from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
 from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
                      spark_for_truth)
-from .checking import answer_per_batch, reference_answer
+from .checking import Dimension, answer_per_batch, reference_answer
 from .checking import cases as checking_cases
 from .checkpoint_files import WRAPPERS, error_class, logged_batches, settings
 from .driver import StreamRun
 from .feedback import ask, check_equal, plain, revisiting, stop_if_unfinished
 from .plan import explain_text
 from .session import course_session
-from .stream_join import (CONDITION, DELAY, SCHEMA, ad_clicks, buffered, clicked, events,
-                          seconds, shown, state_watermarks)
+from .stream_join import (CONDITION, DELAY, SCHEMA, WITHIN, ad_clicks, buffered, clicked,
+                          events, seconds, shown, state_watermarks)
 
 CHAPTER = "chapter 6, The state of a stream-stream join"
 REVISIT_LEAVING = f'{CHAPTER}, section "When rows leave the state"'
@@ -102,9 +102,9 @@ def _kinds(batches) -> list[str]:
 #: an impression exactly 10 s below the watermark stays, a click below it goes, a key on
 #: one side only; the clicks stop and hold the watermark back (min), or do not (max); the
 #: faster side makes the slower one's rows late (max); only one side has data yet, so the
-#: watermark stays at the epoch (min); each side's newest time, not its last row's, sets the
-#: watermark, and a click exactly at it stays; an impression 11 s below it goes; a row
-#: exactly at the max policy's watermark is late.
+#: watermark stays at the epoch (min), and it has the same row twice; each side's newest
+#: time, not its last row's, sets the watermark, and a click exactly at it stays; an
+#: impression 11 s below it goes; a row exactly at the max policy's watermark is late.
 EDGE_BUFFERED = [
     ([[["shown", "a", 10], ["click", "a", 10]],
       [["click", "a", 5], ["click", "b", 6], ["shown", "c", 5], ["shown", "d", 6]]], "min"),
@@ -113,7 +113,7 @@ EDGE_BUFFERED = [
     ([[["shown", "a", 1], ["click", "a", 2]], [["shown", "b", 20]], [["shown", "c", 40]]], "min"),
     ([[["shown", "a", 1], ["click", "a", 2]], [["shown", "b", 20]], [["shown", "c", 40]]], "max"),
     ([[["shown", "a", 20], ["click", "a", 2]], [["click", "b", 10], ["shown", "c", 12]]], "max"),
-    ([[["shown", "a", 20]], [["click", "a", 25]]], "min"),
+    ([[["shown", "a", 20], ["shown", "a", 20]], [["click", "a", 25]]], "min"),
     ([[["shown", "a", 20], ["shown", "b", 10], ["click", "c", 20], ["click", "d", 10],
        ["click", "e", 15]]], "min"),
     ([[["shown", "a", 0], ["click", "x", 0]], [["shown", "b", 16], ["click", "y", 16]]], "min"),
@@ -207,20 +207,22 @@ def check_predicted_buffers(predict: Callable[[list, str], list], *, seed: int |
 #: Streams every graded check runs: the clicks stop, so nothing comes out (a key on one
 #: side only); an impression out once 10 s below the watermark, not once below it; one
 #: exactly at its bound stays a micro-batch longer; a match in a later input keeps a row
-#: silent; a late click matches nothing; each side's newest time, not its last row's, sets
-#: the watermark; a click matches from the impression's second to 10 s after it, not before
+#: silent, and one click matches two impressions of its ad; a late click matches nothing,
+#: though an impression it is in range of waits in the buffer; each side's newest time, not
+#: its last row's, sets the watermark; a click matches from the impression's second to 10 s after it, not before
 #: or after; an impression 11 s below the watermark comes out once, never again; a click
 #: stays until the watermark passes it (a later impression still matches it), and an
-#: impression exactly at the watermark is late.
+#: impression exactly at the watermark is late; the clicks run ahead while an unmatched
+#: impression waits (the min policy follows the impressions).
 EDGE_UNMATCHED = [
     [[["shown", "a", 1], ["click", "b", 2]], [["shown", "c", 20]], [["shown", "d", 40]]],
     [[["shown", "a", 1], ["shown", "b", 2], ["click", "b", 5]],
      [["shown", "c", 14], ["click", "c", 16]], [["shown", "d", 30], ["click", "z", 30]]],
     [[["shown", "a", 0], ["click", "q", 0]], [["shown", "r", 15], ["click", "s", 15]],
      [["shown", "t", 16], ["click", "u", 16]]],
-    [[["shown", "a", 1]], [["click", "a", 8], ["shown", "b", 8]],
+    [[["shown", "a", 1], ["shown", "a", 5]], [["click", "a", 8], ["shown", "b", 8]],
      [["shown", "c", 30], ["click", "c", 31]]],
-    [[["shown", "a", 20], ["click", "b", 20]], [["click", "a", 12]],
+    [[["shown", "a", 10], ["shown", "z", 20], ["click", "z", 20]], [["click", "a", 14]],
      [["shown", "c", 40], ["click", "d", 40]]],
     [[["shown", "a", 20], ["shown", "b", 1], ["click", "c", 20]]],
     [[["shown", "a", 10], ["click", "a", 10], ["shown", "b", 10], ["click", "b", 20],
@@ -230,6 +232,8 @@ EDGE_UNMATCHED = [
      [["shown", "t", 40], ["click", "u", 40]]],
     [[["shown", "a", 20], ["click", "b", 20]], [["shown", "b", 16], ["shown", "e", 15]],
      [["shown", "c", 40], ["click", "d", 40]]],
+    [[["shown", "a", 1], ["click", "b", 2]], [["click", "c", 20]], [["click", "d", 40]],
+     [["shown", "e", 40], ["click", "f", 40]]],
 ]
 
 
@@ -397,7 +401,7 @@ EXAMPLE_SHAPE = {"how": "left_outer", "watermarks": "both", "time_condition": Tr
 #: Shapes every graded check asks about: the inner join without watermarks, with one, and
 #: without the time range (accepted, unbounded); each outer side with the watermark on one
 #: side only; left anti; the output modes; left semi and full outer with the watermark on
-#: either side alone, right outer with it on its own side only.
+#: either side alone, right outer with it on its own side only; left semi in Update mode.
 EDGE_SHAPES = [
     {"how": "inner", "watermarks": "none", "time_condition": True, "mode": "append"},
     {"how": "inner", "watermarks": "left", "time_condition": True, "mode": "append"},
@@ -416,6 +420,7 @@ EDGE_SHAPES = [
     {"how": "inner", "watermarks": "both", "time_condition": True, "mode": "update"},
     {"how": "left_outer", "watermarks": "both", "time_condition": True, "mode": "update"},
     {"how": "inner", "watermarks": "both", "time_condition": True, "mode": "complete"},
+    {"how": "left_semi", "watermarks": "both", "time_condition": True, "mode": "update"},
 ]
 
 
@@ -513,3 +518,168 @@ def check_accepted(predict: Callable[[dict], str], *, seed: int | None = None,
     (it runs, and both sides' rows leave the state), ``"unbounded"`` (it runs, and rows stay
     for ever), or the error class it refuses it with."""
     run_check(ACCEPTED, predict, seed=seed, example=example)
+
+
+# -- the kinds of input the tasks allow ---------------------------------------------------------
+def _watermarks(stream: list, policy: str = "min") -> list[float | None]:
+    """The watermark each input's micro-batch runs with, by the chapter's rule (None: the
+    epoch, nothing late): each side's newest time so far minus DELAY, then the smaller of
+    the two (``min``, which waits for both sides to have rows) or the larger (``max``); it
+    never goes back."""
+    marks, newest, mark = [], {}, None
+    for rows in stream:
+        marks.append(mark)
+        for side, _, moment in rows:
+            newest[side] = max(newest.get(side, moment), moment)
+        if policy == "min" and len(newest) < 2:
+            continue
+        moved = (min if policy == "min" else max)(newest.values()) - DELAY
+        mark = moved if mark is None else max(mark, moved)
+    return marks
+
+
+def _rows(stream: list, policy: str = "min"):
+    """Every row of the stream with its input's number and the watermark it arrives under."""
+    return [(i, side, ad, moment, mark) for i, (rows, mark) in
+            enumerate(zip(stream, _watermarks(stream, policy))) for side, ad, moment in rows]
+
+
+def _in_range(shown_at: float, clicked_at: float) -> bool:
+    return shown_at <= clicked_at <= shown_at + WITHIN
+
+
+def _late(moment, mark) -> bool:
+    return mark is not None and moment <= mark
+
+
+def _clicks_in_range(stream: list) -> list[tuple]:
+    """(impression, click) pairs of one ad in range, both on time: ``(input, ad, seconds)``."""
+    rows = [row for row in _rows(stream) if not _late(row[3], row[4])]
+    return [((i, ad, s), (j, ad, c)) for i, side, ad, s, _ in rows if side == "shown"
+            for j, other, click_ad, c, _ in rows
+            if other == "click" and click_ad == ad and _in_range(s, c)]
+
+
+def _impressions_on_time(stream: list, policy: str = "min") -> list[tuple]:
+    return [(i, ad, moment) for i, side, ad, moment, mark in _rows(stream, policy)
+            if side == "shown" and not _late(moment, mark)]
+
+
+def _within_10_s_below_a_watermark(stream: list, policy: str) -> bool:
+    """An impression that some later watermark ``m`` puts at ``m - 10 <= t < m``."""
+    marks = [m for m in _watermarks(stream + [[]], policy) if m is not None]
+    return any(mark - WITHIN <= moment < mark
+               for _, _, moment in _impressions_on_time(stream, policy) for mark in marks)
+
+
+def _one_side_ahead(stream: list) -> bool:
+    """After some input both sides have rows and their newest times differ."""
+    newest: dict[str, float] = {}
+    for rows in stream:
+        for side, _, moment in rows:
+            newest[side] = max(newest.get(side, moment), moment)
+        if len(newest) == 2 and newest["shown"] != newest["click"]:
+            return True
+    return False
+
+
+def _clicks_ahead_of_an_unmatched_impression(stream: list) -> bool:
+    """An impression no click is in range of, which the clicks' watermark alone would let
+    out before the impressions' does."""
+    matched = {impression for impression, _ in _clicks_in_range(stream)}
+    unmatched = [row for row in _impressions_on_time(stream) if row not in matched]
+    newest: dict[str, float] = {}
+    for k, rows in enumerate(stream):
+        for side, _, moment in rows:
+            newest[side] = max(newest.get(side, moment), moment)
+        if len(newest) == 2 and any(
+                i <= k and newest["click"] - DELAY - WITHIN > moment >= newest["shown"] - DELAY - WITHIN
+                for i, _, moment in unmatched):
+            return True
+    return False
+
+
+_LATE = "a row at or below the watermark it arrives under is late: dropped before the join"
+_LEAVES = ("an impression leaves the state once more than 10 s below the watermark, a click "
+           "once below it")
+
+#: The kinds of input each task allows: task 1's stream and policy, task 2's stream (the
+#: min policy), task 3's stream and join type, task 4's shape. Each is held by a case of
+#: EDGE_BUFFERED, EDGE_UNMATCHED, EDGE_COUNTS or EDGE_SHAPES.
+def _shape(holds: Callable[[dict], bool]) -> Callable[[dict], bool]:
+    return lambda about: holds(about["shapes"][about["index"]])
+
+
+INPUT_DIMENSIONS = {
+    "check_predicted_buffers": (
+        Dimension("a row exactly at the watermark it arrives under", _LATE,
+                  lambda about: any(moment == mark for *_, moment, mark in _rows(*about))),
+        Dimension("the same row twice on one side",
+                  "a side keeps every row that is not late, each under its key's next index",
+                  lambda about: any(len(rows) > len({tuple(row) for row in rows})
+                                    for rows in about[0])),
+        Dimension("an impression a click matched",
+                  "a matched row stays in its buffer until the watermark lets it go",
+                  lambda about: bool(_clicks_in_range(about[0]))),
+        Dimension("an impression less than 10 s below a watermark", _LEAVES,
+                  lambda about: _within_10_s_below_a_watermark(*about)),
+        Dimension("the max policy, one side ahead of the other",
+                  "multipleWatermarkPolicy max follows the side furthest ahead",
+                  lambda about: about[1] == "max" and _one_side_ahead(about[0])),
+    ),
+    "check_predicted_unmatched": (
+        Dimension("a click in a later input than the impression it matches",
+                  "a click meets every impression the state still buffers",
+                  lambda stream: any(click[0] > impression[0]
+                                     for impression, click in _clicks_in_range(stream))),
+        Dimension("an impression less than 10 s below a watermark",
+                  "an unmatched impression comes out once more than 10 s below the watermark",
+                  lambda stream: _within_10_s_below_a_watermark(stream, "min")),
+        Dimension("clicks running ahead while an unmatched impression waits",
+                  "the min policy follows the slower side: here, the impressions",
+                  _clicks_ahead_of_an_unmatched_impression),
+        Dimension("one click in range of two impressions of its ad",
+                  "a click matches every impression of its ad from 10 s before it",
+                  lambda stream: any(len([pair for pair in _clicks_in_range(stream)
+                                          if pair[1] == click]) > 1
+                                     for _, click in _clicks_in_range(stream))),
+        Dimension("a late click in range of a buffered impression", _LATE,
+                  lambda stream: any(side == "click" and _late(c, mark) and any(
+                      other == "shown" and shown_ad == ad and j < i and _in_range(s, c)
+                      and s >= mark - WITHIN for j, other, shown_ad, s, _ in _rows(stream))
+                      for i, side, ad, c, mark in _rows(stream))),
+    ),
+    "check_rows_per_key": (
+        Dimension("a micro-batch before the stream's last",
+                  "the statestore source reads the state as the micro-batch asked about committed it",
+                  lambda about: len(about[0]) > 1),
+    ),
+    "check_accepted": (
+        Dimension("an outer join in Update mode", "an outer join runs in Append mode only",
+                  _shape(lambda shape: shape["how"].endswith("outer") and shape["mode"] == "update")),
+        Dimension("an outer join with a watermark on one side only",
+                  "an outer join needs the time range and a watermark on its nullable side",
+                  _shape(lambda shape: shape["how"].endswith("outer")
+                         and shape["watermarks"] in ("left", "right") and shape["mode"] == "append")),
+        Dimension("an inner join with a watermark on one side only",
+                  "a side's rows leave the state by the other side's watermark, through the time range",
+                  _shape(lambda shape: shape["how"] == "inner"
+                         and shape["watermarks"] in ("left", "right") and shape["mode"] != "complete")),
+        Dimension("an inner join without watermarks",
+                  "an inner join is accepted in any case; without watermarks no row leaves its state",
+                  _shape(lambda shape: shape["how"] == "inner" and shape["watermarks"] == "none"
+                         and shape["mode"] != "complete")),
+        Dimension("a join without the time range, both sides with a watermark",
+                  "without the time range no watermark bounds a side's state",
+                  _shape(lambda shape: not shape["time_condition"] and shape["watermarks"] == "both"
+                         and shape["mode"] == "append")),
+        Dimension("a left semi join in Update mode",
+                  "only the outer joins are held to Append mode: a left semi join runs in Update "
+                  "mode too",
+                  _shape(lambda shape: shape["how"] == "left_semi" and shape["mode"] == "update")),
+        Dimension("a left anti join", "a left anti join with a streaming right side is refused",
+                  _shape(lambda shape: shape["how"] == "left_anti")),
+        Dimension("Complete mode", "no stream-stream join runs in Complete mode",
+                  _shape(lambda shape: shape["mode"] == "complete")),
+    ),
+}

@@ -169,16 +169,19 @@ LEARNERS = [
             {**BY_PREFIX, "aggregate_modes": '''
 def aggregate_modes(plan):
     return ["Partial", "Final"]
-'''}, losing("test_aggregate_modes")),
+'''}, losing("test_aggregate_modes"),
+            dimension='a plain aggregation'),
     Learner("sink_first", "misconception", "Lists the aggregates from the sink down, as the "
             "plan prints them.", altered(BY_PREFIX, "aggregate_modes", "return modes",
                                          "return modes[::-1]"),
-            losing("test_aggregate_modes")),
+            losing("test_aggregate_modes"),
+            dimension='a plain aggregation'),
     Learner("update_emits_whole_state", "misconception", "Believes update mode emits every "
             "row of the state, like complete mode.",
             altered(BY_PREFIX, "predict_counts",
                     '"output": {key: totals[key] for key in this_batch}',
-                    '"output": dict(totals)'), losing("test_predict_counts")),
+                    '"output": dict(totals)'), losing("test_predict_counts"),
+            dimension='a micro-batch that leaves a key unchanged'),
     Learner("state_holds_the_batch", "misconception", "Believes the state holds only the "
             "current micro-batch's counts (restore not merging with earlier batches).",
             {**BY_PREFIX, "predict_counts": '''
@@ -186,41 +189,49 @@ from collections import Counter
 
 def predict_counts(batches):
     return [{"output": dict(Counter(keys)), "state": dict(Counter(keys))} for keys in batches]
-'''}, losing("test_predict_counts")),
+'''}, losing("test_predict_counts"),
+            dimension='a key coming back in a later micro-batch'),
     Learner("emits_batch_counts", "misconception", "Believes update mode emits each key's "
             "count within the micro-batch, not its running total.",
             altered(BY_PREFIX, "predict_counts",
                     '"output": {key: totals[key] for key in this_batch}',
-                    '"output": dict(this_batch)'), losing("test_predict_counts")),
+                    '"output": dict(this_batch)'), losing("test_predict_counts"),
+            dimension='a key coming back in a later micro-batch'),
     Learner("instances_per_key", "misconception", "Believes a state store instance opens "
             "only for a shuffle partition that received a key.",
             altered(BY_PREFIX, "predict_metrics", '"numStateStoreInstances": partitions',
                     '"numStateStoreInstances": min(partitions, len(set(keys)))'),
-            losing("test_predict_metrics")),
+            losing("test_predict_metrics"),
+            dimension='fewer keys than shuffle partitions'),
     Learner("updated_counts_events", "misconception", "Counts the events a micro-batch "
             "writes, not the groups.",
             altered(BY_PREFIX, "predict_metrics", '"numRowsUpdated": len(set(keys))',
-                    '"numRowsUpdated": len(keys)'), losing("test_predict_metrics")),
+                    '"numRowsUpdated": len(keys)'), losing("test_predict_metrics"),
+            dimension='a key twice in one micro-batch'),
     Learner("short_watermark", "misconception", "Uses the session gap as the watermark "
             "delay.", altered(BY_PREFIX, "sessions", '"10 seconds"',
-                              'f"{gap_seconds} seconds"'), losing("test_sessions")),
+                              'f"{gap_seconds} seconds"'), losing("test_sessions"),
+            dimension='an event more than the gap but less than 10 s behind the latest before it'),
     Learner("tumbling_windows", "misconception", "Believes a session window is a tumbling "
             "window of the gap's length.",
             altered(BY_PREFIX, "sessions",
                     'F.session_window(F.col("ts"), f"{gap_seconds} seconds")',
                     'F.window(F.col("ts"), f"{gap_seconds} seconds").alias("session_window")'),
-            losing("test_sessions")),
+            losing("test_sessions"),
+            dimension='a session extended in a later micro-batch'),
     Learner("no_watermark", "misconception", "Leaves the watermark out: append mode cannot "
             "close a session without one.",
             altered(BY_PREFIX, "sessions", 'events.withWatermark("ts", "10 seconds")',
-                    'events'), losing("test_sessions")),
+                    'events'), losing("test_sessions"),
+            dimension='a session the watermark closes'),
     Learner("four_aggregates_always", "misconception", "Believes every streaming "
             "aggregation is planned with the same four aggregates, whatever its keys, window or "
             "functions.", {**BY_PREFIX, "aggregate_modes": '''
 def aggregate_modes(plan):
     # partial, merge before the restore, merge after it, final: the streaming shape
     return ["Partial", "PartialMerge", "PartialMerge", "Final"]
-'''}, losing("test_aggregate_modes")),
+'''}, losing("test_aggregate_modes"),
+            dimension='a session-window aggregation'),
     Learner("modes_from_count_names", "misconception", "Believes a streaming aggregate's "
             "functions are the count's, so reads the mode off the names partial_count and "
             "merge_count only.", altered(ALL_MERGES, "aggregate_modes",
@@ -230,12 +241,14 @@ def aggregate_modes(plan):
             return "PartialMerge"''', '''        if any(f.startswith("partial_count(") for f in node.functions):
             return "Partial"
         if any(f.startswith("merge_count(") for f in node.functions):
-            return "PartialMerge"'''), losing("test_aggregate_modes")),
+            return "PartialMerge"'''), losing("test_aggregate_modes"),
+            dimension='aggregate functions other than count'),
     Learner("counts_once_per_batch", "misconception", "Believes the partial aggregate turns "
             "a micro-batch's rows of a key into one row that adds 1 to the key's count.",
             altered(BY_PREFIX, "predict_counts", "this_batch = Counter(keys)",
                     "this_batch = Counter(set(keys))  # one partial row per key"),
-            losing("test_predict_counts")),
+            losing("test_predict_counts"),
+            dimension='a key twice in one micro-batch'),
     Learner("empty_batch_not_run", "misconception", "Believes an empty micro-batch does not "
             "run the aggregation: no entry in the counts, no state store opened.",
             {**altered(BY_POSITION, "predict_counts", "    for keys in batches:\n",
@@ -249,13 +262,15 @@ def predict_metrics(batches, partitions):
         answer.append({"numStateStoreInstances": partitions if keys else 0,
                        "numRowsUpdated": len(set(keys)), "numRowsTotal": len(seen)})
     return answer
-'''}, losing("test_predict_counts", "test_predict_metrics")),
+'''}, losing("test_predict_counts", "test_predict_metrics"),
+            dimension='a micro-batch with no rows'),
     Learner("one_row_per_instance", "misconception", "Believes each state store instance "
             "holds one row, so the state never has more rows than shuffle partitions.",
             altered(BY_PREFIX, "predict_metrics",
                     '"numRowsTotal": len(every_key_so_far)',
                     '"numRowsTotal": min(partitions, len(every_key_so_far))'),
-            losing("test_predict_metrics")),
+            losing("test_predict_metrics"),
+            dimension='more keys than shuffle partitions'),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: BY_POSITION[k] for k in ("aggregate_modes", "predict_counts")},

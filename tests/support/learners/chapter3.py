@@ -406,7 +406,7 @@ def smallest_delay(batches, size=10):
             "the last event of a micro-batch, as listed, not its latest.",
             altered(OPERATOR_CLASS, "predict_output", "candidate = max(events) - self.delay",
                     "candidate = events[-1] - self.delay"),
-            losing("test_predict_output", "test_predict_metrics"),
+            losing("test_predict_output", "test_predict_metrics", "test_smallest_delay"),
             dimension="events out of order within a micro-batch"),
     Learner("no_watermark_without_delay", "misconception", "Believes a delay of 0 means no "
             "watermark at all: nothing is ever late or evicted.",

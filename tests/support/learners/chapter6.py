@@ -260,23 +260,27 @@ LEARNERS = [
         return {name: [[ad, t] for side, ad, t in arrived
                        if side == key and keep[key](t) and not met(side, ad, t)]
 '''),
-            losing("test_predict_buffered")),
+            losing("test_predict_buffered"),
+            dimension='an impression a click matched'),
     Learner("both_sides_at_the_watermark", "misconception", "Believes both sides' rows leave "
             "once they are below the watermark, impressions as well as clicks",
             altered(FILTERS, "predict_buffered", '"shown": lambda t: t >= mark - 10',
                     '"shown": lambda t: t >= mark'),
-            losing("test_predict_buffered")),
+            losing("test_predict_buffered"),
+            dimension='an impression less than 10 s below a watermark'),
     Learner("late_only_below", "misconception", "Believes a row exactly at the watermark is "
             "still on time",
             altered(FILTERS, "predict_buffered", "for side, ad, t in events if t > mark]",
                     "for side, ad, t in events if t >= mark]"),
-            losing("test_predict_buffered")),
+            losing("test_predict_buffered"),
+            dimension='a row exactly at the watermark it arrives under'),
     Learner("always_the_slower_side", "misconception", "Believes the global watermark "
             "follows the slower side whatever multipleWatermarkPolicy says",
             altered(FILTERS, "predict_buffered",
                     'moved = (min(sides) if policy == "min" else max(sides)) - 5',
                     "moved = min(sides) - 5"),
-            losing("test_predict_buffered")),
+            losing("test_predict_buffered"),
+            dimension='the max policy, one side ahead of the other'),
     Learner("unmatched_out_at_once", "misconception", "Believes an outer join emits an "
             "impression with nulls in the micro-batch it arrived, when no click of that "
             "input matches it", {**FILTERS, "predict_unmatched": '''
@@ -295,25 +299,30 @@ def predict_unmatched(stream):
             mark = moved
             out.append([])
     return out
-'''}, losing("test_predict_unmatched")),
+'''}, losing("test_predict_unmatched"),
+            dimension='a click in a later input than the impression it matches'),
     Learner("out_below_the_watermark", "misconception", "Believes an unmatched impression "
             "comes out as soon as the watermark passes its own time",
             altered(FILTERS, "predict_unmatched", 'if kind == "no-data" and t < m - 10:',
                     'if kind == "no-data" and t < m:'),
-            losing("test_predict_unmatched")),
+            losing("test_predict_unmatched"),
+            dimension='an impression less than 10 s below a watermark'),
     Learner("matched_in_its_own_input", "misconception", "Believes a click can only meet an "
             "impression that arrived in the same input", MATCHED_IN_ITS_OWN_INPUT,
-            losing("test_predict_unmatched")),
+            losing("test_predict_unmatched"),
+            dimension='a click in a later input than the impression it matches'),
     Learner("the_newest_state_whatever_the_batch", "misconception", "Believes the state "
             "reader shows the state as it stands now, so leaves batchId out",
             altered(FILTERS, "rows_per_key", "read_state(spark, checkpoint, batchId=batch_id,",
                     "read_state(spark, checkpoint,"),
-            losing("test_rows_per_key")),
+            losing("test_rows_per_key"),
+            dimension="a micro-batch before the stream's last"),
     Learner("outer_joins_in_update_mode", "misconception", "Believes an outer join runs in "
             "Update mode as an inner one does",
             altered(FILTERS, "accepted", 'how in ("left_outer", "right_outer", "full_outer") '
                     'and mode == "update"', 'how == "left_anti" and mode == "update"'),
-            losing("test_accepted")),
+            losing("test_accepted"),
+            dimension='an outer join in Update mode'),
     Learner("the_preserved_side_needs_the_watermark", "misconception", "Believes an outer "
             "join needs the watermark on the side it keeps every row of, not on the other",
             altered(FILTERS, "accepted",
@@ -321,17 +330,79 @@ def predict_unmatched(stream):
                     '                        "right_outer": {"left"},',
                     'may_go_unmatched = {"left_outer": {"left"}, "left_semi": {"left"},\n'
                     '                        "right_outer": {"right"},'),
-            losing("test_accepted")),
+            losing("test_accepted"),
+            dimension='an outer join with a watermark on one side only'),
     Learner("one_watermark_bounds_both", "misconception", "Believes a watermark on one side "
             "bounds the state of both",
             altered(FILTERS, "accepted", 'if ranged and watermarked == {"left", "right"}:',
                     "if ranged and watermarked:"),
-            losing("test_accepted")),
+            losing("test_accepted"),
+            dimension='an inner join with a watermark on one side only'),
     Learner("inner_bounded_by_its_condition", "misconception", "Believes an inner join needs "
             "no watermark to be bounded: the time range alone bounds it",
             altered(SIDES, "accepted", 'return "bounded" if both and shape["time_condition"]',
                     'return "bounded" if (both or join == "inner") and shape["time_condition"]'),
-            losing("test_accepted")),
+            losing("test_accepted"),
+            dimension='an inner join without watermarks'),
+    Learner("rows_kept_once", "misconception", "Believes a side's buffer is a set: a row "
+            "it already holds is not kept a second time",
+            altered(FILTERS, "predict_buffered",
+                    "        arrived += [(side, ad, t) for side, ad, t in events if t > mark]",
+                    """        for side, ad, t in events:
+            if t > mark and (side, ad, t) not in arrived:  # already buffered: kept once
+                arrived.append((side, ad, t))"""),
+            losing("test_predict_buffered"), dimension="the same row twice on one side"),
+    Learner("watermark_from_the_clicks", "misconception", "Believes the clicks, the side "
+            "that comes later, set the watermark an outer join lets its impressions out by",
+            altered(FILTERS, "predict_unmatched",
+                    '''        moved = min(newest.get("shown", -math.inf), newest.get("click", -math.inf)) - 5''',
+                    '''        moved = newest.get("click", -math.inf) - 5'''),
+            losing("test_predict_unmatched"),
+            dimension="clicks running ahead while an unmatched impression waits"),
+    Learner("one_impression_per_click", "misconception", "Believes a click pairs with one "
+            "impression only, the first of its ad it is in range of; another one stays unmatched",
+            altered(altered(FILTERS, "predict_unmatched", "    out = [[] for _ in marks]\n",
+                            "    out = [[] for _ in marks]\n    taken = set()\n"),
+                    "predict_unmatched",
+                    '''        if any(s == "click" and a == ad and t <= c <= t + 10 for s, a, c in kept):
+            continue''',
+                    '''        partner = next((k for k, (s, a, c) in enumerate(kept) if k not in taken
+                        and s == "click" and a == ad and t <= c <= t + 10), None)
+        if partner is not None:
+            taken.add(partner)
+            continue'''),
+            losing("test_predict_unmatched"),
+            dimension="one click in range of two impressions of its ad"),
+    Learner("late_click_matches", "misconception", "Believes a late click is dropped from "
+            "the state but still meets the impressions buffered when it arrives",
+            altered(FILTERS, "predict_unmatched",
+                    "        kept += [(side, ad, t) for side, ad, t in events if t > mark]",
+                    '''        kept += [(side, ad, t) for side, ad, t in events if t > mark or side == "click"]'''),
+            losing("test_predict_unmatched"),
+            dimension="a late click in range of a buffered impression"),
+    Learner("watermarks_bound_without_the_range", "misconception", "Believes a watermark on "
+            "both sides bounds the state of any join, with or without the time range",
+            altered(FILTERS, "accepted", 'if ranged and watermarked == {"left", "right"}:',
+                    'if watermarked == {"left", "right"}:'),
+            losing("test_accepted"),
+            dimension="a join without the time range, both sides with a watermark"),
+    Learner("anti_as_semi", "misconception", "Believes a left anti join runs as a left semi "
+            "one does, with the watermark on the clicks",
+            altered(altered(FILTERS, "accepted", '''    if how == "left_anti":
+        return "_LEGACY_ERROR_TEMP_3102"
+''', ""), "accepted", '"left_semi": {"right"},', '"left_semi": {"right"}, "left_anti": {"right"},'),
+            losing("test_accepted"), dimension="a left anti join"),
+    Learner("complete_as_append", "misconception", "Believes a join runs in Complete mode as "
+            "in Append mode",
+            altered(FILTERS, "accepted", '''    if mode == "complete":
+        return "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION"
+''', ""), losing("test_accepted"), dimension="Complete mode"),
+    Learner("semi_like_outer_in_update", "misconception", "Believes a left semi join, which "
+            "also waits to know a row has no match, runs in Append mode only, as outer joins do",
+            altered(FILTERS, "accepted",
+                    'if how in ("left_outer", "right_outer", "full_outer") and mode == "update":',
+                    'if how in ("left_outer", "right_outer", "full_outer", "left_semi") and mode == "update":'),
+            losing("test_accepted"), dimension="a left semi join in Update mode"),
     Learner("buffers_only", "partial", "Did tasks 1 and 3 only",
             {k: FILTERS[k] for k in ("predict_buffered", "rows_per_key")},
             {"test_predict_buffered": 3, "test_rows_per_key": 2}),
