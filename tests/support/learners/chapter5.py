@@ -330,19 +330,11 @@ def restart_error(change):
             dimension='two changes, the refused one listed first'),
     Learner("first_change_decides", "misconception", "Believes the change listed first is "
             "the one a restart meets first, so looks only at it",
-            {**LISTINGS_AND_METADATA, "restart_error": '''
-REFUSED = {
-    "max instead of count": "STATE_STORE_VALUE_SCHEMA_NOT_COMPATIBLE",
-    "count per name length": "STATE_STORE_KEY_SCHEMA_NOT_COMPATIBLE",
-    "distinct users": "STREAMING_STATEFUL_OPERATOR_NOT_MATCH_IN_STATE_METADATA",
-    "the newest state file": "CANNOT_LOAD_STATE_STORE.CANNOT_READ_STREAMING_STATE_FILE",
-    "state/": "STREAMING_STATEFUL_OPERATOR_MISSING_STATE_DIRECTORY",
-}
-
-def restart_error(change):
-    first = next(iter(change.values()))
-    return REFUSED.get(first)
-'''}, losing("test_restart_error"), dimension="two changes, the refused one listed last"),
+            altered(LISTINGS_AND_METADATA, "restart_error",
+                    "    errors = [REFUSED[value] for value in change.values() if value in REFUSED]\n"
+                    "    return errors[0] if errors else None", """    first = next(iter(change.values()))
+    return REFUSED.get(first)"""),
+            losing("test_restart_error"), dimension="two changes, the refused one listed last"),
     Learner("lost_commit_stops", "misconception", "Believes a restart whose last commit is "
             "gone finds a state version the commit log does not vouch for, and stops",
             altered(ARITHMETIC, "restart_error", "    return None",
