@@ -33,7 +33,7 @@ from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
 from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
-from .checking import reference_answer
+from .checking import Dimension, reference_answer
 from .contract import SEED
 from .driver import BatchRecord, StreamRun
 from .processor_pair import (Build, course_run, judge_against_course, micro_batches_run,
@@ -45,7 +45,7 @@ from .tws_state import (batch_timestamp_ms, custom_metrics, ms, no_data_batches_
                         stored_values, ttl_expiries_per_key)
 from .tws_state import ttl_expiries  # noqa: F401 - one of the TOOLS a learner imports from here
 from .tws_streams import (EXAMPLE_FIRST, HOUR_MS, Stream, count_cases, dedup_runs,
-                          first_n_stream, session_stream)
+                          first_n_stream, fixed_part, keys_of, session_stream)
 
 CHAPTER = "chapter 4, transformWithState"
 REVISIT_LIFE_CYCLE = f'{CHAPTER}, section "The processor\'s life cycle"'
@@ -498,6 +498,148 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     and the operator's state-variable metrics are compared.
     """
     run_check(FIRST_N, first_n, seed=seed, example=example)
+
+
+# -- the kinds of input the tasks allow ---------------------------------------------------------
+# Each is held by the fixed part of a graded stream (tws_streams), which runs on every seed.
+def _session_rows(about: dict) -> list[tuple[int, str, int]]:
+    """The fixed part of task 1's stream as (micro-batch, user, seconds after T0), without
+    the rows that are late when they come (at or behind the watermark of the query, the
+    seed's rows included: Spark drops those before the processor sees them)."""
+    stream = session_stream(about["seed"])
+    delay = int(SESSION_DELAY.split()[0])
+    latest, kept = None, []
+    for number, (rows, fixed) in enumerate(zip(stream.batches, fixed_part(stream))):
+        kept += [(number, user, at) for user, at in fixed
+                 if latest is None or at > latest - delay]
+        latest = max([at for _, at in rows] + ([latest] if latest is not None else []))
+    return kept
+
+
+def _closed_sessions(about: dict) -> list[tuple[str, int, int]]:
+    """The fixed part's sessions the run closes, as (user, latest event, closing watermark)
+    in seconds: a session's timer is its latest event plus the gap."""
+    stream = session_stream(about["seed"])
+    final = max(at for rows in stream.batches for _, at in rows) - int(SESSION_DELAY.split()[0])
+    latest: dict[str, int] = {}
+    for _, user, at in _session_rows(about):
+        latest[user] = max(at, latest.get(user, at))
+    return [(user, at, final) for user, at in latest.items()
+            if at + SESSION_GAP_MS // 1000 <= final]
+
+
+def _users_rows(about: dict) -> dict[str, list[tuple[int, int]]]:
+    rows: dict[str, list[tuple[int, int]]] = {}
+    for number, user, at in _session_rows(about):
+        rows.setdefault(user, []).append((number, at))
+    return rows
+
+
+def _dedup_sightings(about: dict) -> list[list[str]]:
+    """The fixed part of one of task 2's queries, its ids per micro-batch."""
+    return fixed_part(_dedup_stream(Case("", about))[1], key=lambda row: row)
+
+
+def _seen_again(about: dict) -> bool:
+    batches = _dedup_sightings(about)
+    return any(set(earlier) & set(later) for i, earlier in enumerate(batches)
+               for later in batches[i + 1:])
+
+
+def _initial_part(about: dict) -> tuple[list, list]:
+    """The fixed case of task 3: its initial rows and its users per micro-batch."""
+    initial, stream = count_cases(about["seed"])
+    owned = stream.parts[0].keys
+    return [row for row in initial if row[0] in owned], fixed_part(stream, key=lambda user: user)
+
+
+def _first_part(about: dict) -> list[list[tuple[str, int]]]:
+    return fixed_part(first_n_stream(about["seed"])[1])
+
+
+_ORDER = "a micro-batch hands a key's rows to handleInputRows in no promised order"
+
+INPUT_DIMENSIONS = {
+    "check_session_tracker": (
+        Dimension("a user's events out of time order inside one micro-batch",
+                  f"{_ORDER}: a session starts at its earliest event and ends a gap after its latest",
+                  lambda about: any(times != sorted(times) for times in (
+                      [at for number, user, at in _session_rows(about) if (number, user) == pair]
+                      for pair in {(n, u) for n, u, _ in _session_rows(about)}))),
+        Dimension("two events of one user at the same instant",
+                  "every event of a session counts, however many share an instant",
+                  lambda about: len(_session_rows(about)) > len(set(_session_rows(about)))),
+        Dimension("a user's event time going back from one micro-batch to the next",
+                  "a session ends a gap after its latest event, not after the last one to come",
+                  lambda about: any(at < max(before for b, before in rows if b < number)
+                                    for rows in _users_rows(about).values()
+                                    for number, at in rows if any(b < number for b, _ in rows))),
+        Dimension("a new event while the user's timer is pending",
+                  "a session has one timer: a new event moves it",
+                  lambda about: any(len({number for number, _ in rows}) > 1
+                                    for rows in _users_rows(about).values())),
+        Dimension("a session whose events are not all at one instant",
+                  "the gap runs from a session's latest event",
+                  lambda about: any(len({at for _, at in rows}) > 1
+                                    for rows in _users_rows(about).values())),
+        Dimension("a session the watermark closes",
+                  "a timer fires once the watermark reaches it; firing it emits nothing and "
+                  "clears nothing by itself: the handler does both",
+                  lambda about: bool(_closed_sessions(about))),
+        Dimension("a session's timer exactly at the watermark",
+                  "an event-time timer fires when the watermark reaches its time, not only "
+                  "once it has passed it",
+                  lambda about: any(at + SESSION_GAP_MS // 1000 == final
+                                    for _, at, final in _closed_sessions(about))),
+    ),
+    "check_ttl_dedup": (
+        Dimension("several copies of an id in one micro-batch",
+                  "handleInputRows is called once per key and micro-batch, with all its rows",
+                  lambda about: any(len(ids) > len(set(ids)) for ids in _dedup_sightings(about))),
+        Dimension("an id seen again once its memory has expired (a TTL of 1 ms)",
+                  "a value whose time to live has passed is gone: the id is new again",
+                  lambda about: about["ttl"] == 1 and _seen_again(about)),
+        Dimension("an id seen again within its time to live (an hour)",
+                  "a value is there until its time to live has passed",
+                  lambda about: about["ttl"] == HOUR_MS and _seen_again(about)),
+    ),
+    "check_starting_counts": (
+        Dimension("a user with several initial rows",
+                  "handleInitialState is called once per row of the initial state",
+                  lambda about: len({user for user, _ in _initial_part(about)[0]})
+                  < len(_initial_part(about)[0])),
+        Dimension("a user with no initial row",
+                  "the initial state starts only its own users; the others start with nothing",
+                  lambda about: bool(keys_of(_initial_part(about)[1], lambda user: user)
+                                     - {user for user, _ in _initial_part(about)[0]})),
+        Dimension("a user of the initial state first seen after a restart",
+                  "the query's first micro-batch puts the initial state in the store for "
+                  "every user in it: a user first seen after a restart starts from it",
+                  lambda about: bool({user for user, _ in _initial_part(about)[0]}
+                                     - set(_initial_part(about)[1][0]))),
+    ),
+    "check_first_n": (
+        Dimension("a user's rows out of seq order inside one micro-batch",
+                  f"{_ORDER}: the first n are the lowest seq",
+                  lambda about: any([seq for name, seq in rows if name == user]
+                                    != sorted(seq for name, seq in rows if name == user)
+                                    for rows in _first_part(about) for user, _ in rows)),
+        Dimension("a user's rows in a later micro-batch once the limit is reached",
+                  "the limit counts a user's rows over the query's life, not per micro-batch",
+                  lambda about: any(sum(1 for rows in _first_part(about)[:i] for name, _ in rows
+                                        if name == user) >= about["n"]
+                                    for i, rows in enumerate(_first_part(about)) for user, _ in rows)),
+        Dimension("a user with more rows than the limit",
+                  "a user's counter holds how many of their rows were let through: n at most",
+                  lambda about: any(sum(1 for rows in _first_part(about) for name, _ in rows
+                                        if name == user) > about["n"]
+                                    for user in keys_of(_first_part(about)))),
+        Dimension("two users in one micro-batch",
+                  "state is kept per grouping key: each user has a counter of their own",
+                  lambda about: any(len({user for user, _ in rows}) > 1
+                                    for rows in _first_part(about))),
+    ),
+}
 
 
 # -- a head start: the session's first transformWithState query, while the learner reads ------

@@ -64,6 +64,13 @@ def side_by_side(*parts: tuple[str, list, Iterable]) -> Stream:
     return Stream(batches, named, frozenset(len(part_batches) - 1 for _, part_batches, _ in parts))
 
 
+def fixed_part(stream: Stream, key: Callable = lambda row: row[0]) -> list:
+    """The rows of a graded stream's fixed part (its first), micro-batch by micro-batch."""
+    part = stream.parts[0]
+    assert FIXED in part.context, "only a graded stream has a fixed part"
+    return [[row for row in rows if key(row) in part.keys] for rows in stream.batches]
+
+
 def keys_of(batches: list, key: Callable = lambda row: row[0]) -> set:
     """The grouping keys of a part's rows."""
     return {key(row) for rows in batches for row in rows}
@@ -84,14 +91,19 @@ EXAMPLE_SESSIONS = [
 #: micro-batch hands them in), her next event arrives while her first timer is pending (her
 #: timer must be replaced, not added to), bob's timer fires when cid moves the watermark,
 #: and ann's row at 2 s comes after the watermark passed it (dropped before the processor
-#: sees it).
-EDGE_SESSIONS = [[("ann", 3), ("bob", 1), ("ann", 0)], [("ann", 6)], [("cid", 40)], [("ann", 2)]]
+#: sees it). kit's two events share an instant (two events, not one); lou's second event
+#: is earlier than his first (his session still ends 10 s after his latest); ned's timer
+#: is exactly where cid puts the watermark, 35 s (a timer fires once the watermark reaches
+#: it).
+EDGE_SESSIONS = [[("ann", 3), ("bob", 1), ("ann", 0), ("kit", 1), ("kit", 1), ("lou", 4)],
+                 [("ann", 6), ("lou", 2)], [("cid", 40), ("ned", 25)], [("ann", 2)]]
 #: The seed's users (never the fixed part's), and when each of its micro-batches may put
 #: their rows, in seconds after T0. The watermark is the query's, 5 s behind its latest
 #: event, so the seed's rows keep it where the fixed part needs it: at most 0 s after
-#: micro-batch 0 (ann's 6 s is not late), at most 10 s after micro-batch 1 (no fixed timer
-#: fires before cid's 40 s: bob's is at 11 s), exactly 35 s after micro-batches 2 and 3
-#: (so the seed's rows under 35 s in micro-batch 3 are late, as ann's 2 s is).
+#: micro-batch 0 (ann's 6 s and lou's 2 s are not late), at most 10 s after micro-batch 1
+#: (no fixed timer fires before cid's 40 s: bob's and kit's are at 11 s), exactly 35 s
+#: after micro-batches 2 and 3 (ned's timer fires; the seed's rows under 35 s in
+#: micro-batch 3 are late, as ann's 2 s is).
 SEEDED_USERS = ("dan", "eve", "fay")
 SEEDED_SECONDS = [(0, 5), (4, 15), (20, 40), (25, 40)]
 

@@ -545,13 +545,15 @@ LEARNERS = [
         self.handle.registerTimer(new_deadline)''', '''
         # a new timer for every new event; the old ones are left to fire
         self.handle.registerTimer(new_deadline)'''),
-            losing("test_session_tracker")),
+            losing("test_session_tracker"),
+            dimension="a new event while the user's timer is pending"),
     Learner("timer_clears_state", "misconception", "Believes that firing a timer clears the "
             "user's state, so handleExpiredTimer never calls clear().",
             altered(MOVE_WHEN_NEEDED, "session_tracker", '''
         self.session.clear()''', '''
         # the timer has fired, so Spark is done with this user's session'''),
-            losing("test_session_tracker")),
+            losing("test_session_tracker"),
+            dimension='a session the watermark closes'),
     Learner("emits_on_input", "misconception", "Emits the running session from "
             "handleInputRows at every new event and only clears the state when the timer fires.",
             altered(MOVE_WHEN_NEEDED, "session_tracker", '''
@@ -567,12 +569,14 @@ LEARNERS = [
     def handleExpiredTimer(self, key, timerValues, expiredTimerInfo):
         self.session.clear()
         return iter([])'''),
-            losing("test_session_tracker")),
+            losing("test_session_tracker"),
+            dimension='a session the watermark closes'),
     Learner("gap_from_first", "misconception", "Measures the gap from the session's first "
             "event instead of its last.",
             altered(TIMER_IN_STATE, "session_tracker", "new_deadline = end + self.gap_ms",
                     "new_deadline = start + self.gap_ms  # the session lasts gap_ms from its start"),
-            losing("test_session_tracker")),
+            losing("test_session_tracker"),
+            dimension='a session whose events are not all at one instant'),
     Learner("session_trusts_order", "misconception", "Takes a user's first and last event "
             "times from the first and last rows a micro-batch hands over, as if they came in "
             "time order.",
@@ -580,7 +584,8 @@ LEARNERS = [
         stamps = sorted(int(row.ts.timestamp() * 1000) for row in rows)''', '''
         # a micro-batch hands a user's rows in time order: the first is the earliest
         stamps = [int(row.ts.timestamp() * 1000) for row in rows]'''),
-            losing("test_session_tracker")),
+            losing("test_session_tracker"),
+            dimension="a user's events out of time order inside one micro-batch"),
     Learner("dedup_without_ttl", "misconception", "Believes Spark forgets a state value by "
             "itself, so remembers ids in a plain value state without ttlDurationMs.",
             altered(SELF_CONTAINED, "ttl_dedup", '''
@@ -588,7 +593,8 @@ LEARNERS = [
                     '''
         # Spark forgets a value after a while anyway
         self.remembered = handle.getValueState("remembered", schema)'''),
-            losing("test_ttl_dedup")),
+            losing("test_ttl_dedup"),
+            dimension='an id seen again once its memory has expired (a TTL of 1 ms)'),
     Learner("dedup_list_emits_always", "misconception", "Believes writing an id into a list "
             "state with a TTL is what de-duplicates, so appends it and emits it every time.",
             altered(SIGHTINGS_LIST, "ttl_dedup", '''
@@ -599,7 +605,8 @@ LEARNERS = [
         # the state with a time to live is the memory; writing to it is remembering
         self.sightings.appendList(copies)
         yield Row(id=key[0], copies=len(copies))'''),
-            losing("test_ttl_dedup")),
+            losing("test_ttl_dedup"),
+            dimension='an id seen again within its time to live (an hour)'),
     Learner("initial_overwrites", "misconception", "Believes handleInitialState is called once "
             "per user, so stores the row's n instead of adding the user's rows up.",
             altered(SELF_CONTAINED, "starting_counts", '''
@@ -609,7 +616,8 @@ LEARNERS = [
             start += self.total.get()[0]''', '''
         # called once for the user, with their starting value
         start = initialState.n'''),
-            losing("test_starting_counts")),
+            losing("test_starting_counts"),
+            dimension='a user with several initial rows'),
     Learner("initial_guarded", "misconception", "Believes a restart applies the initial state "
             "again, so ignores an initial row once the user has a total.",
             altered(SELF_CONTAINED, "starting_counts", '''
@@ -621,17 +629,20 @@ LEARNERS = [
         # a restart would apply the initial state again: only start a user once
         if not self.total.exists():
             self.total.update((initialState.n,))'''),
-            losing("test_starting_counts")),
+            losing("test_starting_counts"),
+            dimension='a user with several initial rows'),
     Learner("first_n_keeps_rows", "misconception", "Keeps every row let through in a list "
             "state and counts them, instead of one counter per user.",
-            {**TIMER_IN_STATE, "first_n": FIRST_N_KEEPS_ROWS}, losing("test_first_n")),
+            {**TIMER_IN_STATE, "first_n": FIRST_N_KEEPS_ROWS}, losing("test_first_n"),
+            dimension='a user with more rows than the limit'),
     Learner("first_n_per_batch", "misconception", "Believes the limit applies to each "
             "micro-batch on its own.",
             altered(MOVE_WHEN_NEEDED, "first_n", '''
         taken = list(islice(by_seq, max(self.n - done, 0)))''', '''
         # the first n rows of the user in this micro-batch
         taken = list(islice(by_seq, self.n))'''),
-            losing("test_first_n")),
+            losing("test_first_n"),
+            dimension="a user's rows in a later micro-batch once the limit is reached"),
     Learner("first_n_stores_room", "misconception", "Stores how many rows a user may still "
             "send through (n - emitted) instead of how many were let through.",
             altered(MOVE_WHEN_NEEDED, "first_n", '''
@@ -644,21 +655,24 @@ LEARNERS = [
         by_seq = sorted(rows, key=lambda row: row.seq)
         taken = list(islice(by_seq, max(left, 0)))
         self.emitted.update((left - len(taken),))'''),
-            losing("test_first_n")),
+            losing("test_first_n"),
+            dimension='a user with more rows than the limit'),
     Learner("first_n_trusts_order", "misconception", "Takes a user's rows in the order the "
             "micro-batch hands them to handleInputRows, as if that were the order of seq.",
             altered(MOVE_WHEN_NEEDED, "first_n", '''
         by_seq = sorted(rows, key=lambda row: row.seq)''', '''
         # the rows come as they were sent, so the first ones handed over are the earliest
         by_seq = rows'''),
-            losing("test_first_n")),
+            losing("test_first_n"),
+            dimension="a user's rows out of seq order inside one micro-batch"),
     Learner("dedup_one_call_per_row", "misconception", "Believes handleInputRows is called "
             "once per row, as a map is, so every call sees one copy of its id.",
             altered(TIMER_IN_STATE, "ttl_dedup", '''
         copies = sum(1 for _ in rows)''', '''
         # one call per incoming row, as a map would make: this call's row is one copy
         copies = 1'''),
-            losing("test_ttl_dedup")),
+            losing("test_ttl_dedup"),
+            dimension='several copies of an id in one micro-batch'),
     Learner("counts_need_initial_row", "misconception", "Believes the initial state sets up "
             "every user before their first rows, so reads the total without checking it "
             "exists.",
@@ -666,10 +680,56 @@ LEARNERS = [
         total = self.total.get()[0] if self.total.exists() else 0''', '''
         # the initial state has set every user up before their first rows
         total = self.total.get()[0]'''),
-            losing("test_starting_counts")),
+            losing("test_starting_counts"),
+            dimension='a user with no initial row'),
     Learner("first_n_in_attribute", "misconception", "Believes a processor object serves one "
             "user for the life of the query, so counts in a plain attribute, not in the state.",
-            {**SELF_CONTAINED, "first_n": FIRST_N_IN_ATTRIBUTE}, losing("test_first_n")),
+            {**SELF_CONTAINED, "first_n": FIRST_N_IN_ATTRIBUTE}, losing("test_first_n"),
+            dimension='two users in one micro-batch'),
+    Learner("session_instants", "misconception", "Believes events at the same instant are "
+            "one event sent twice, so counts a session's distinct event times.",
+            altered(SELF_CONTAINED, "session_tracker", """
+        times = [int(row.ts.timestamp() * 1000) for row in rows]""", """
+        # rows at the same instant are the same event, sent again
+        times = sorted({int(row.ts.timestamp() * 1000) for row in rows})"""),
+            losing("test_session_tracker"),
+            dimension="two events of one user at the same instant"),
+    Learner("session_last_from_batch", "misconception", "Believes a user's newest micro-batch "
+            "holds their latest event, so takes the session's last event time from it.",
+            altered(SELF_CONTAINED, "session_tracker", """
+            last = max(self.last.get()[0], *times)""", """
+            last = max(times)  # a newer micro-batch brings later events"""),
+            losing("test_session_tracker"),
+            dimension="a user's event time going back from one micro-batch to the next"),
+    Learner("timer_past_the_watermark", "misconception", "Believes a timer is due only once "
+            "the watermark has passed its time, so ignores one fired at exactly its time.",
+            altered(TIMER_IN_STATE, "session_tracker", """
+        if timerValues.getCurrentWatermarkInMs() < deadline:""", """
+        if timerValues.getCurrentWatermarkInMs() <= deadline:  # not past it yet"""),
+            losing("test_session_tracker"),
+            dimension="a session's timer exactly at the watermark"),
+    Learner("initial_held_back", "misconception", "Believes the initial state waits for a "
+            "user's first rows, so keeps it on the processor until they come.",
+            altered(SELF_CONTAINED, "starting_counts", """
+    def handleInitialState(self, key, initialState, timerValues):
+        # called once per row of the initial state: add each to what is there
+        start = initialState.n
+        if self.total.exists():
+            start += self.total.get()[0]
+        self.total.update((start,))
+
+    def handleInputRows(self, key, rows, timerValues):
+        total = self.total.get()[0] if self.total.exists() else 0""", """
+    def handleInitialState(self, key, initialState, timerValues):
+        # kept aside: a user starts from it when their first rows come
+        self.waiting = getattr(self, "waiting", {})
+        self.waiting[key[0]] = self.waiting.get(key[0], 0) + initialState.n
+
+    def handleInputRows(self, key, rows, timerValues):
+        waiting = getattr(self, "waiting", {})
+        total = self.total.get()[0] if self.total.exists() else waiting.pop(key[0], 0)"""),
+            losing("test_starting_counts"),
+            dimension="a user of the initial state first seen after a restart"),
     # -- partial and hard-coded ---------------------------------------------------------------
     Learner("first_two_only", "partial", "Did tasks 1 and 2, left 3 and 4 untouched.",
             {k: TIMER_IN_STATE[k] for k in ("session_tracker", "ttl_dedup")},
