@@ -16,14 +16,15 @@ when a drawn stream happens to hold it. Here:
   its task whatever the seed. The corpus's own test
   (``tests/grading/test_learners_*.py``) grades the same learner on Spark;
 * docs/grading-quality.md shows each table as the data makes it
-  (``scripts/dimension_tables.py --write``);
-* the recorded answers are what Spark answers today (slow: every question the fixed cases
-  of the plain-function tasks ask is asked again).
+  (``scripts/dimension_tables.py --write``).
+
+That the recorded answers are what Spark answers today is
+``tests/chapters/test_fixed_answers_today.py`` (a file of its own, so that the two workers
+share the Spark time).
 """
 from __future__ import annotations
 
 import importlib
-import json
 
 import pytest
 
@@ -152,22 +153,3 @@ def test_every_dimension_has_a_wrong_belief_that_loses_on_its_fixed_case(
         assert any(verdict == "killed" for _, verdict, _ in shown), (
             f"{learner.name} believes a wrong thing about {name!r}, but no fixed case holding "
             f"it shows that: {shown}")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("assignment, module", TABLED.items())
-def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(spark, assignment, module):
-    from autograder.answers import asking_spark
-
-    recorded = json.loads(mt.FIXED_ANSWERS.read_text())
-    with asking_spark() as asked:
-        for check in table(module):
-            task = task_of(module, check)
-            if task.on_spark:
-                continue  # its answers are asked of Spark whenever it is judged: none recorded
-            mt.judge_fixed_cases(task, mt.module_function(task, mt.reference_source(task)))
-    assert asked
-    stale = sorted(key for key, answer in asked.items()
-                   if key not in recorded or json.loads(recorded[key]) != answer)
-    assert not stale, (f"tests/support/fixed_answers.json is not what Spark answers to "
-                       f"{stale}: run scripts/record_fixed_answers.py")
