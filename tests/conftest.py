@@ -26,6 +26,7 @@ _grading_tests_share_spark = classroom_fixtures._grading_tests_share_spark
 #: one does not start last while the other worker idles; short ones fill in at the end.
 LONGEST_FIRST = [
     "tests/browser/test_site.py",
+    "tests/chapters/test_fixed_answers_today.py",  # every plain task's fixed cases, on Spark
     "tests/grading/test_transform_with_state_grading.py",
     "tests/grading/test_stream_join_grading.py",
     "tests/grading/test_classroom_hostile.py",  # waits out two limits (sleeper, endless loop)
@@ -33,6 +34,7 @@ LONGEST_FIRST = [
     "tests/grading/test_state_store_grading.py",
     "tests/grading/test_classroom_command.py",
     "tests/grading/test_sandbox.py",   # a class of attackers, waited out after the command
+    "tests/chapters/test_input_dimensions.py",  # the beliefs about code Spark runs, on Spark
     "tests/chapters/test_stream_join_checks.py",  # a fresh seed: Spark asked anew
     "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
     "tests/grading/test_classroom_shards.py",
