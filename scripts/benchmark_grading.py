@@ -42,6 +42,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.contract import SEED  # noqa: E402
 from autograder.grading import REPOSITORY  # noqa: E402
 from autograder.grading.nbgrader_setup import CODE_STUB  # noqa: E402
 from autograder.grading.processes import GradingLimits  # noqa: E402
@@ -175,7 +176,7 @@ def floor(assignment: str, class_: dict[str, Path]) -> float:
     from autograder import course_session
     from autograder.feedback import fresh_seed
     course_session()  # start-up is not part of the floor
-    os.environ["COURSE_SEED"] = str(fresh_seed())  # one run, one set of streams
+    os.environ[SEED] = str(fresh_seed())  # one run, one set of streams
     graded = nbformat.read(solution_notebook(assignment), 4)
     locked = {c.metadata["nbgrader"]["grade_id"]: c.source for c in graded.cells
               if c.get("metadata", {}).get("nbgrader", {}).get("locked")}

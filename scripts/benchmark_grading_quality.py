@@ -36,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder.contract import SEED  # noqa: E402
 from autograder.grading import autograde  # noqa: E402
 from autograder.grading.processes import GradingLimits  # noqa: E402
 from tests.support.learners import CHAPTERS, expected_points, learners  # noqa: E402
@@ -47,12 +48,12 @@ from records import machine, write_record  # noqa: E402
 def grade_on_seed(assignment: str, seed: int, folder: Path, jobs: int) -> dict:
     corpus = learners(assignment)
     notebooks = {learner.name: learner.write(assignment, folder / "submitted") for learner in corpus}
-    os.environ["COURSE_SEED"] = str(seed)
+    os.environ[SEED] = str(seed)
     try:
         return autograde(assignment, notebooks, spark="server", jobs=jobs,
                          workdir=folder / "course", limits=GradingLimits())
     finally:
-        os.environ.pop("COURSE_SEED", None)
+        os.environ.pop(SEED, None)
 
 
 def tally(assignment: str, graded: dict[int, dict]) -> tuple[list[list], list[str]]:

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from autograder.contract import SEED  # noqa: E402
 from records import machine, write_record  # noqa: E402
 from tests.support.learners import CHAPTERS, run_cells, task_check  # noqa: E402
 from tests.support.submissions import solution_notebook  # noqa: E402
@@ -83,7 +84,7 @@ def main(argv=None) -> int:
     parser.add_argument("--assignment", action="append", choices=sorted(CHAPTERS))
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args(argv)
-    os.environ["COURSE_SEED"] = str(args.seed)
+    os.environ[SEED] = str(args.seed)
     load = machine()["load"]
     print(f"# micro-batches per graded notebook, {datetime.now():%Y-%m-%d %H:%M}, "
           f"{platform.node()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}, "
