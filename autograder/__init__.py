@@ -12,7 +12,7 @@ readers, and the checks that grade exercises.
 """
 from __future__ import annotations
 
-import importlib
+from .lazy_face import lazy_names
 
 #: The names above, each from its module: loaded when first used, so that importing a module
 #: that needs no Spark (:mod:`autograder.contract`, the kernel's guard) loads no pyspark.
@@ -24,13 +24,4 @@ _PUBLIC = {
     "read_state": "state", "read_state_metadata": "state",
 }
 __all__ = sorted(_PUBLIC)
-
-
-def __getattr__(name: str):
-    if name in _PUBLIC:
-        return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_PUBLIC))
+__getattr__, __dir__ = lazy_names(__name__, _PUBLIC)

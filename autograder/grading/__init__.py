@@ -39,7 +39,7 @@ lives with the toolkit). The names below are loaded when first used.
 """
 from __future__ import annotations
 
-import importlib
+from ..lazy_face import lazy_names
 
 _PUBLIC = {
     "autograde": "run", "grade_class": "run",
@@ -53,8 +53,4 @@ _PUBLIC = {
 }
 __all__ = sorted(_PUBLIC)
 
-
-def __getattr__(name: str):
-    if name in _PUBLIC:
-        return getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_names(__name__, _PUBLIC)
