@@ -18,13 +18,13 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps -e .
-	$(BIN)/python scripts/record_class_archive.py --force
+	$(BIN)/python -m scripts.record_class_archive --force
 	touch $(STAMP)
 
 # Execute the chapters two at a time into the execution cache, then build _build/html
 # (scripts/build_book.py: a page already in the cache is not run again).
 book: env widgets
-	$(BIN)/python scripts/build_book.py
+	$(BIN)/python -m scripts.build_book
 
 # Everything, on two workers (pyproject.toml), the hostile-submission corpus included.
 test: env widgets axe chromium sandbox
@@ -55,7 +55,7 @@ release: env
 # exercises/ without nbgrader's instructor tools; an instructor's has them all.
 # Options for JupyterLab: make lab LAB_OPTIONS="--port 8890 --no-browser".
 lab: env
-	$(BIN)/python scripts/lab.py learner $(LAB_OPTIONS)
+	$(BIN)/python -m scripts.lab learner $(LAB_OPTIONS)
 
 # Where every task of exercise notebooks stands (done, not started, not right yet):
 # make check NOTEBOOK=exercises/01_global_limit/01_global_limit.ipynb, or every notebook.
@@ -66,7 +66,7 @@ check: env
 # Spark's answers to the worked examples, recorded so a learner's self-check needs no Spark
 # run (autograder/answers.py); tests/toolkit/test_known_answers.py says when to run it again.
 known-answers: env
-	$(BIN)/python scripts/record_known_answers.py
+	$(BIN)/python -m scripts.record_known_answers
 
 # How many wrong versions of each plain-function task's solution its check's fixed cases
 # catch (docs/grading-quality.md, "Fixed cases measured by mutation"): mutmut on each solution,
@@ -74,19 +74,19 @@ known-answers: env
 # writes benchmarks/records/mutation-<date>.json. scripts/record_fixed_answers.py records
 # those answers again (it runs Spark). Options: MUTATION_OPTIONS="--task 01_global_limit/predict_state".
 mutation: env
-	$(BIN)/python scripts/mutation_testing.py $(MUTATION_OPTIONS)
+	$(BIN)/python -m scripts.mutation_testing $(MUTATION_OPTIONS)
 
 # The same for the tasks Spark runs (queries, processors, readers of a checkpoint): each mutant
 # judged with one Spark session, about 10 minutes in all; writes
 # benchmarks/records/mutation-on-spark-<date>.json. One task: MUTATION_OPTIONS="--task NAME".
 mutation-on-spark: env
-	$(BIN)/python scripts/mutation_testing.py --on-spark $(MUTATION_OPTIONS)
+	$(BIN)/python -m scripts.mutation_testing --on-spark $(MUTATION_OPTIONS)
 
 lab-instructor: env
-	$(BIN)/python scripts/lab.py instructor $(LAB_OPTIONS)
+	$(BIN)/python -m scripts.lab instructor $(LAB_OPTIONS)
 
 bench: env
-	$(BIN)/python scripts/benchmark.py
+	$(BIN)/python -m scripts.benchmark
 
 # Grade a class: make grade ASSIGNMENT=01_global_limit SUBMISSIONS=path/to/submitted
 # (ASSIGNMENT=--all for every assignment; see docs/instructor.md).
@@ -97,17 +97,17 @@ grade: env sandbox
 
 # Stock nbgrader vs the grading command vs the Spark work alone (docs/instructor.md).
 bench-grading: env
-	$(BIN)/python scripts/benchmark_grading.py $(BENCH_OPTIONS)
+	$(BIN)/python -m scripts.benchmark_grading $(BENCH_OPTIONS)
 
 # The scripts that draw widgets on the book's pages, fetched from the npm registry (not
 # committed): the pages load them from the site itself, never from a CDN.
 widgets:
-	$(PYTHON) scripts/vendor_widgets.py
+	$(PYTHON) -m scripts.vendor_widgets
 
 # The accessibility checker the browser tests inject into every page, from the npm
 # registry like the widget scripts (not committed).
 axe:
-	$(PYTHON) scripts/vendor_axe.py
+	$(PYTHON) -m scripts.vendor_axe
 
 # The browser tests (tests/browser/) drive the system's Chromium; install it if missing.
 chromium:
@@ -122,7 +122,7 @@ sandbox:
 
 # Fresh and warm build times of the book.
 bench-book: env widgets
-	$(BIN)/python scripts/benchmark_book.py
+	$(BIN)/python -m scripts.benchmark_book
 
 clean:
 	rm -rf _build
@@ -131,4 +131,4 @@ clean:
 # records in benchmarks/records/ (every benchmark script writes one when it ends).
 .PHONY: bench-tables
 bench-tables:
-	$(PYTHON) scripts/benchmark_tables.py
+	$(PYTHON) -m scripts.benchmark_tables

@@ -1,7 +1,7 @@
 """Measure what makes the course feel fast or slow on a small machine.
 
-    .venv/bin/python scripts/benchmark.py            # everything (a few minutes)
-    .venv/bin/python scripts/benchmark.py --quick    # without the book builds
+    .venv/bin/python -m scripts.benchmark            # everything (a few minutes)
+    .venv/bin/python -m scripts.benchmark --quick    # without the book builds
 
 On a learner's laptop the cost of the course is dominated by two things: starting Spark
 and running micro-batches. This script measures, each in a fresh process where it matters:
@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from records import machine, write_record
+from scripts.records import machine, write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -82,7 +82,7 @@ def connect_micro_batch_latency() -> dict[str, float]:
     from autograder.grading.connect_server import ConnectServer
 
     with ConnectServer() as server:
-        done = subprocess.run([PYTHON, __file__, "--micro-batches"], check=True,
+        done = subprocess.run([PYTHON, "-m", "scripts.benchmark", "--micro-batches"], check=True, cwd=ROOT,
                               capture_output=True, text=True,
                               env={**os.environ, "SPARK_REMOTE": server.url})
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -113,8 +113,8 @@ def autograde_one(assignment: str = "01_global_limit") -> float:
 
 
 def book_builds() -> str:
-    done = subprocess.run([PYTHON, str(ROOT / "scripts" / "benchmark_book.py")],
-                          capture_output=True, text=True)
+    done = subprocess.run([PYTHON, "-m", "scripts.benchmark_book"],
+                          cwd=ROOT, capture_output=True, text=True)
     return done.stdout.strip()
 
 

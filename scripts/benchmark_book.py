@@ -1,7 +1,7 @@
 """Measure how long the book takes to build: fresh, then again with nothing changed.
 
-    .venv/bin/python scripts/benchmark_book.py            # in a scratch copy of the book
-    .venv/bin/python scripts/benchmark_book.py --keep     # ... and keep the copy
+    .venv/bin/python -m scripts.benchmark_book            # in a scratch copy of the book
+    .venv/bin/python -m scripts.benchmark_book --keep     # ... and keep the copy
 
 Each build is ``make book``'s (``scripts/build_book.py``: the pages executed two at a
 time, then Jupyter Book). The *fresh* build starts with no ``_build`` folder, so every
@@ -17,6 +17,7 @@ The builds run in a scratch copy of the book's sources (``_config.yml``, ``_toc.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from records import machine, write_record
+from scripts.records import machine, write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("_config.yml", "_toc.yml", "book", "exercises")
@@ -39,8 +40,8 @@ EXECUTING = re.compile(r"executed \d+ pages, \d+ at a time, in ([\d.]+) s")
 def build(book: Path) -> dict:
     """One build as ``make book`` runs it; its duration and what it executed."""
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_book.py"), str(book)],
-                          cwd=book, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "scripts.build_book", str(book)], cwd=book,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     log = done.stdout + done.stderr
     if done.returncode != 0:
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load = machine()["load"]
     if not (ROOT / "book" / "_static" / "widgets").is_dir():
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "vendor_widgets.py")],
+        subprocess.run([sys.executable, "-m", "scripts.vendor_widgets"], cwd=ROOT,
                        check=True)
     scratch = Path(tempfile.mkdtemp(prefix="book-bench-"))
     try:

@@ -9,7 +9,7 @@
    it grades every notebook on one run's streams, so Spark's answers for them are asked
    once (:mod:`autograder.answers`).
 
-    python scripts/benchmark_grading.py --count 30 --jobs 2 [--assignment 04_transform_with_state]
+    python -m scripts.benchmark_grading --count 30 --jobs 2 [--assignment 04_transform_with_state]
 
 With ``--beside COMMIT`` it measures another question: the command as it is and the command
 as it was at ``COMMIT`` (a git worktree of it, its own ``autograder`` and ``solutions/``, the
@@ -18,7 +18,7 @@ the order round): is a class graded no slower than before a change? That record'
 is ``grading-beside``.
 
 Each assignment's class is generated: its solution, its untouched release, then the
-misconceptions of the learner corpus (``tests/support/learners``), in turn. One table per
+misconceptions of the learner corpus (``corpora/learners``), in turn. One table per
 assignment. Numbers depend on the machine and on what else runs on it.
 """
 from __future__ import annotations
@@ -39,19 +39,17 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.contract import SEED
+from autograder.grading import REPOSITORY
+from autograder.grading.nbgrader_setup import CODE_STUB
+from autograder.grading.processes import GradingLimits
+from autograder.warm_python import worker_python
+from corpora.learners import CHAPTERS, learners
+from corpora.submissions import release_notebook, solution_notebook
+from scripts.records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
-from autograder.contract import SEED  # noqa: E402
-from autograder.grading import REPOSITORY  # noqa: E402
-from autograder.grading.nbgrader_setup import CODE_STUB  # noqa: E402
-from autograder.grading.processes import GradingLimits  # noqa: E402
-from autograder.warm_python import worker_python  # noqa: E402
-from tests.support.learners import CHAPTERS, learners  # noqa: E402
-from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from records import machine, write_record  # noqa: E402
 
 STOCK_CONFIG = """\
 c = get_config()

@@ -1,6 +1,6 @@
 """How right are the grades? The learner corpus, graded by the real command on several seeds.
 
-For every assignment, every notebook of the corpus in ``tests/support/learners`` (right answers
+For every assignment, every notebook of the corpus in ``corpora/learners`` (right answers
 written other ways, each misconception a chapter warns about, partial and hard-coded
 answers) is graded through :func:`autograder.grading.autograde`, the function behind
 ``python -m autograder.classroom grade`` (its default Spark: one loopback Connect server,
@@ -16,7 +16,7 @@ It prints, per assignment and task, **precision** (right answers given full mark
 **recall** (wrong answers given zero) over all seeds, then every grade that differed from
 the corpus's, and whether any notebook was flagged (none should be). Usage::
 
-    .venv/bin/python scripts/benchmark_grading_quality.py [--seeds 5] [--assignment 01_global_limit]
+    .venv/bin/python -m scripts.benchmark_grading_quality [--seeds 5] [--assignment 01_global_limit]
 
 Spark-heavy: run it alone on the machine. The numbers are kept in docs/grading-quality.md.
 """
@@ -33,16 +33,13 @@ import time
 from datetime import date
 from pathlib import Path
 
+from autograder.contract import SEED
+from autograder.grading import autograde
+from autograder.grading.processes import GradingLimits
+from corpora.learners import CHAPTERS, expected_points, learners
+from scripts.records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from autograder.contract import SEED  # noqa: E402
-from autograder.grading import autograde  # noqa: E402
-from autograder.grading.processes import GradingLimits  # noqa: E402
-from tests.support.learners import CHAPTERS, expected_points, learners  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from records import machine, write_record  # noqa: E402
 
 
 def grade_on_seed(assignment: str, seed: int, folder: Path, jobs: int) -> dict:

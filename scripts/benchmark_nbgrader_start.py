@@ -1,6 +1,6 @@
 """What forking each notebook's nbgrader from a warm launcher saves.
 
-    .venv/bin/python scripts/benchmark_nbgrader_start.py [--assignment 01_global_limit]
+    .venv/bin/python -m scripts.benchmark_nbgrader_start [--assignment 01_global_limit]
         [--count 8] [--rounds 2]
 
 One Connect server, one solution run for the class's seed and answers; then the same class
@@ -20,23 +20,19 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from autograder.grading import autograde
+from autograder.grading import grader as grader_module
+from autograder.grading.connect_server import ConnectServer
+from corpora.submissions import release_notebook, solution_notebook
+from scripts.records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from autograder.grading import autograde  # noqa: E402
-from autograder.grading import grader as grader_module  # noqa: E402
-from autograder.grading.connect_server import ConnectServer  # noqa: E402
-from tests.support.submissions import release_notebook, solution_notebook  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from records import machine, write_record  # noqa: E402
 
 
 class ColdStart:

@@ -1,6 +1,6 @@
 """What the sandbox costs each graded notebook: a kernel started in it, and one not.
 
-    .venv/bin/python scripts/benchmark_sandbox.py [--rounds 10]
+    .venv/bin/python -m scripts.benchmark_sandbox [--rounds 10]
 
 A graded notebook's kernel is started by :class:`autograder.grading.sandboxed_kernel.
 SandboxedKernelManager`, in its sandbox; ``--unsandboxed`` starts the same kernel without.
@@ -19,14 +19,11 @@ import sys
 import time
 from pathlib import Path
 
+from autograder.grading.sandbox import kernel_sandbox, new_workdir, why_not_available
+from autograder.grading.sandboxed_kernel import SandboxedKernelManager
+from scripts.records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from autograder.grading.sandbox import kernel_sandbox, new_workdir, why_not_available  # noqa: E402
-from autograder.grading.sandboxed_kernel import SandboxedKernelManager  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from records import machine, write_record  # noqa: E402
 
 
 async def one_kernel(sandboxed: bool) -> tuple[float, float]:

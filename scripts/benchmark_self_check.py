@@ -1,7 +1,7 @@
 """How long a learner waits for each self-check, with the session already up.
 
-    .venv/bin/python scripts/benchmark_self_check.py               # every chapter
-    .venv/bin/python scripts/benchmark_self_check.py --only 01_global_limit
+    .venv/bin/python -m scripts.benchmark_self_check               # every chapter
+    .venv/bin/python -m scripts.benchmark_self_check --only 01_global_limit
 
 A learner runs the set-up cell once, then a task's self-check again and again. This script
 runs each exercise notebook twice in a fresh kernel, top to bottom, as a learner would:
@@ -25,20 +25,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
+from corpora.submissions import release_notebook, solved_release
+from scripts.records import write_record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from tests.support.submissions import release_notebook, solved_release  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from records import write_record  # noqa: E402
 
 
 def cell_seconds(cell) -> float:

@@ -1,7 +1,7 @@
 """The tables of docs/benchmarks.md and docs/grading-quality.md, generated from the records.
 
     make bench-tables                                   # write every table from the newest records
-    .venv/bin/python scripts/benchmark_tables.py --check  # exit 1 if a table and its records differ
+    .venv/bin/python -m scripts.benchmark_tables --check  # exit 1 if a table and its records differ
 
 Each benchmark script writes what it measured as a record in ``benchmarks/records/``
 (``scripts/records.py``). A doc holds each table between two marker comments::
@@ -275,8 +275,7 @@ def test_suite(records: list[Record]) -> str:
 
 
 def mutation(records: list[Record]) -> str:
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from mutation_testing import table as mutation_table
+    from scripts.mutation_testing import table as mutation_table
 
     path, record = newest(records)
     return mutation_table(record) + "\n\n" + source([(path, record)])
@@ -284,9 +283,8 @@ def mutation(records: list[Record]) -> str:
 
 def mutation_on_spark(records: list[Record]) -> str:
     """One row per task Spark runs, from the newest record that measured it."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from mutation_testing import as_listed, newest_per_task
-    from mutation_testing import table as mutation_table
+    from scripts.mutation_testing import as_listed, newest_per_task
+    from scripts.mutation_testing import table as mutation_table
 
     newest_for = newest_per_task(records)  # records come oldest first
     tasks = {name: as_listed(name, record["tasks"][name])

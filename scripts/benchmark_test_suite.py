@@ -1,6 +1,6 @@
 """How long the whole test suite takes, as CI runs it: a record of the question ``test-suite``.
 
-    .venv/bin/python scripts/benchmark_test_suite.py [--clone DIR] [--keep]
+    .venv/bin/python -m scripts.benchmark_test_suite [--clone DIR] [--keep]
 
 Clones the current commit into a fresh folder (``--clone``; ``../shared`` must lie beside
 it, as on CI), runs ``bash .ci/run`` there with pytest's per-test times written as JUnit
@@ -23,9 +23,9 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from scripts.records import machine, write_record
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from records import machine, write_record  # noqa: E402
 
 
 def run_suite(clone: Path) -> tuple[float, Path, int]:

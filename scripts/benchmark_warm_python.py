@@ -1,6 +1,6 @@
 """What forking transformWithState's driver workers from a warm process saves.
 
-    .venv/bin/python scripts/benchmark_warm_python.py [--rounds 2] [--count 4] [--reading 20]
+    .venv/bin/python -m scripts.benchmark_warm_python [--rounds 2] [--count 4] [--reading 20]
 
 Chapter 4 is measured both ways, the two ways alternating so that the machine's mood falls
 on both:
@@ -33,20 +33,17 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
+from scripts.benchmark_nbgrader_start import grade_in_turns
+from scripts.benchmark_self_check import timed_run, with_checks_again, with_reading
+from scripts.records import machine, write_record
+from autograder.grading import autograde
+from autograder.grading import connect_server
+from autograder.grading.connect_server import ConnectServer
+from autograder.warm_python import worker_python
+from corpora.submissions import release_notebook, solution_notebook, solved_release
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from benchmark_nbgrader_start import grade_in_turns  # noqa: E402
-from benchmark_self_check import timed_run, with_checks_again, with_reading  # noqa: E402
-from records import machine, write_record  # noqa: E402
-
-from autograder.grading import autograde  # noqa: E402
-from autograder.grading import connect_server  # noqa: E402
-from autograder.grading.connect_server import ConnectServer  # noqa: E402
-from autograder.warm_python import worker_python  # noqa: E402
-from tests.support.submissions import release_notebook, solution_notebook, solved_release  # noqa: E402
 
 ASSIGNMENT = "04_transform_with_state"
 #: Spark's Python each way.

@@ -1,6 +1,6 @@
 """Build the book: execute its pages, several at a time, then let Jupyter Book render them.
 
-    .venv/bin/python scripts/build_book.py [BOOK_ROOT] [--jobs 2]
+    .venv/bin/python -m scripts.build_book [BOOK_ROOT] [--jobs 2]
 
 Jupyter Book (myst-nb, ``execute_notebooks: cache`` in ``_config.yml``) executes every page
 its execution cache lacks, one after the other, while it reads them; each page starts its

@@ -1,6 +1,6 @@
 """How many micro-batches a graded notebook runs, task by task: what its grading costs.
 
-    .venv/bin/python scripts/count_micro_batches.py [--seed 11] [--assignment 04_transform_with_state]
+    .venv/bin/python -m scripts.count_micro_batches [--seed 11] [--assignment 04_transform_with_state]
 
 In a class, Spark's answers come from the solution's one run, so a graded notebook's own
 Spark work is the learner's queries: their micro-batches (the no-data ones included) are
@@ -23,14 +23,12 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
+from autograder.contract import SEED
+from scripts.records import machine, write_record
+from corpora.learners import CHAPTERS, run_cells, task_check
+from corpora.submissions import solution_notebook
 
-from autograder.contract import SEED  # noqa: E402
-from records import machine, write_record  # noqa: E402
-from tests.support.learners import CHAPTERS, run_cells, task_check  # noqa: E402
-from tests.support.submissions import solution_notebook  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def count(assignment: str, seed: int) -> list[tuple[str, int, int, float]]:

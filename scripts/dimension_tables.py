@@ -1,7 +1,7 @@
 """The input-dimension tables of docs/grading-quality.md, made from the chapters' data.
 
-    .venv/bin/python scripts/dimension_tables.py            # print every chapter's table
-    .venv/bin/python scripts/dimension_tables.py --write    # put them into the docs
+    .venv/bin/python -m scripts.dimension_tables            # print every chapter's table
+    .venv/bin/python -m scripts.dimension_tables --write    # put them into the docs
 
 A chapter's checks list the kinds of input their tasks allow beside them
 (``INPUT_DIMENSIONS``); this writes, per chapter, one row per dimension: the tasks whose
@@ -19,12 +19,12 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder.asking import CHECKS
+from scripts.mutation_testing import SPARK_TASKS, TASKS, fixed_cases
+from corpora.learners import learners
 
-from autograder.asking import CHECKS  # noqa: E402
-from scripts.mutation_testing import SPARK_TASKS, TASKS, fixed_cases  # noqa: E402
-from tests.support.learners import learners  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 DOCS = ROOT / "docs" / "grading-quality.md"
 

@@ -1,7 +1,7 @@
 """Start JupyterLab from the course's .venv, set up for a learner or for an instructor.
 
-    python scripts/lab.py learner [--root DIR] [jupyter lab options]      (make lab)
-    python scripts/lab.py instructor [--root DIR] [jupyter lab options]   (make lab-instructor)
+    python -m scripts.lab learner [--root DIR] [jupyter lab options]      (make lab)
+    python -m scripts.lab instructor [--root DIR] [jupyter lab options]   (make lab-instructor)
 
 ``--root`` serves another folder laid out like the repository (the tests use a copy of
 the exercises); by default, the repository itself.

@@ -1,6 +1,6 @@
 """How many wrong versions of each task's solution do the fixed cases catch?
 
-    make mutation        (or: .venv/bin/python scripts/mutation_testing.py [--task NAME] ...)
+    make mutation        (or: .venv/bin/python -m scripts.mutation_testing [--task NAME] ...)
 
 A check's **fixed cases** (a label that says "(a fixed stream") run on every seed, so a
 wrong answer they catch is caught whatever the seed draws. This script measures them with
@@ -57,8 +57,6 @@ from typing import Any, Callable, Iterator
 from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 #: Spark's answers to every question the fixed cases ask (scripts/record_fixed_answers.py).
 FIXED_ANSWERS = ROOT / "tests" / "support" / "fixed_answers.json"

@@ -1,6 +1,6 @@
 """What a reader downloads to open pages of the built site, and when their stepper appears.
 
-    .venv/bin/python scripts/page_weight.py [--html _build/html] [--runs 2] PAGE...
+    .venv/bin/python -m scripts.page_weight [--html _build/html] [--runs 2] PAGE...
 
 Serves the built site on 127.0.0.1 (no compression, like the browser tests' server), opens
 each page in the system's Chromium with every other host refused, and prints the bytes
@@ -9,7 +9,7 @@ it loaded), the largest files, when the browser first painted text (first conten
 paint, ms after the request) and the milliseconds from the page's text being parsed
 (DOMContentLoaded) to its first micro-batch stepper being drawn.
 
-    .venv/bin/python scripts/page_weight.py book/04_transform_with_state.html book/intro.html
+    .venv/bin/python -m scripts.page_weight book/04_transform_with_state.html book/intro.html
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Save the classes a course session of Spark loads, so that every later JVM starts faster.
 
-    .venv/bin/python scripts/record_class_archive.py [--force]
+    .venv/bin/python -m scripts.record_class_archive [--force]
 
 ``make env`` runs it once, after installing the packages. Java (13 and later) can write,
 when a JVM exits, every class it loaded into an archive (``-XX:ArchiveClassesAtExit``); a
@@ -29,10 +29,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograder.session import CLASS_ARCHIVE
 
-from autograder.session import CLASS_ARCHIVE  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+
 
 #: What the recording JVM runs: the course's kinds of query, then a clean exit (the JVM
 #: writes the archive on its way out, after its Python parent closes its stdin).

@@ -1,6 +1,6 @@
 """Record Spark's answers to the fixed cases of the plain-function tasks.
 
-    .venv/bin/python scripts/record_fixed_answers.py
+    .venv/bin/python -m scripts.record_fixed_answers
 
 Writes ``tests/support/fixed_answers.json``: every question the checks of the tasks that
 ``scripts/mutation_testing.py`` measures ask on their **fixed cases**, with Spark's answer,
@@ -31,21 +31,19 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 from types import MappingProxyType
 from unittest import mock
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from autograder.contract import RECORD_ANSWERS  # noqa: E402
-from scripts.mutation_testing import (FIXED_ANSWERS, TASKS, check_of, fixed_cases,  # noqa: E402
+from autograder.contract import RECORD_ANSWERS
+from scripts.mutation_testing import (FIXED_ANSWERS, TASKS, check_of, fixed_cases,
                                       judge_fixed_cases, make_mutants, module_function,
                                       reference_source, run_mutant, verdict)
-from tests.support.learners import cells_function, learners  # noqa: E402
+from corpora.learners import cells_function, learners
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def dimension_learners(task):

@@ -6,8 +6,8 @@ npm registry the same way as the widget scripts (``npm pack`` of a pinned versio
 against its pinned sha512 digest; see scripts/vendor_widgets.py) and is not committed:
 ``make test`` runs this script, which does nothing when the file is already in place.
 
-    python scripts/vendor_axe.py            # fetch if missing
-    python scripts/vendor_axe.py --force    # fetch again
+    python -m scripts.vendor_axe            # fetch if missing
+    python -m scripts.vendor_axe --force    # fetch again
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from vendor_widgets import npm_pack, unpack
+from scripts.vendor_widgets import npm_pack, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "tests" / "browser" / "vendor"

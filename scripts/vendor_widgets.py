@@ -18,8 +18,8 @@ Its last line, which waits for the page's ``load`` event (every picture and font
 drawing the widgets, is left out: ``book/_static/widget_render.js`` draws them as soon as
 the page's text is parsed.
 
-    python scripts/vendor_widgets.py            # fetch if missing
-    python scripts/vendor_widgets.py --force    # fetch again
+    python -m scripts.vendor_widgets            # fetch if missing
+    python -m scripts.vendor_widgets --force    # fetch again
 """
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ So the grading command starts its Connect server in a mount namespace of its own
 an empty read-only ``tmpfs`` is mounted over each folder that holds a solution before the
 server starts:
 
-* the repository's ``solutions/`` (the instructor's notebooks), ``tests/`` (right answers
-  written in other ways, Spark's recorded answers to the fixed cases) and ``.git`` (the
-  history of both);
+* the repository's ``solutions/`` (the instructor's notebooks), ``corpora/`` (right
+  answers written in other ways), ``tests/`` (Spark's recorded answers to the fixed cases)
+  and ``.git`` (the history of all three);
 * what the run adds: the nbgrader course's ``source/`` and ``submitted/`` folders, and the
   folder of submissions handed to the command.
 
@@ -36,7 +36,7 @@ from typing import Iterable
 from .course import REPOSITORY
 
 #: The repository's folders that hold a solution (those that exist are hidden).
-REPOSITORY_SECRETS = ("solutions", "tests", ".git")
+REPOSITORY_SECRETS = ("solutions", "corpora", "tests", ".git")
 
 #: Mounts an empty read-only tmpfs over each folder named before ``--``, then runs the
 #: command after it (``sh -c SCRIPT hide FOLDER ... -- COMMAND ...``).

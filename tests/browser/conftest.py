@@ -50,12 +50,12 @@ def build_book() -> Path:
     otherwise write the same ``_build`` folder at once; the second waits, and then finds
     every chapter in the execution cache (seconds).
     """
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "vendor_widgets.py")],
+    subprocess.run([sys.executable, "-m", "scripts.vendor_widgets"],
                    cwd=ROOT, check=True, capture_output=True)
     (ROOT / "_build").mkdir(exist_ok=True)
     with open(ROOT / "_build" / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_book.py")],
+        done = subprocess.run([sys.executable, "-m", "scripts.build_book"],
                               cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         pytest.fail("the book does not build:\n" + done.stdout[-4000:] + done.stderr[-4000:])

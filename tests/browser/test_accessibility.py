@@ -25,7 +25,7 @@ SEVERE = {"serious", "critical"}
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: `make test` fetches it (python scripts/vendor_axe.py)")
+        pytest.fail(f"{AXE} is missing: `make test` fetches it (python -m scripts.vendor_axe)")
     return AXE.read_text()
 
 

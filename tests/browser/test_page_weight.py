@@ -16,16 +16,15 @@ be drawn in time.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import threading
 import time
-from pathlib import Path
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 from urllib.parse import urlparse
 
 import pytest
 
+from scripts import page_weight
 from tests.browser.screens import STEPPER
 
 pytestmark = pytest.mark.slow
@@ -141,17 +140,7 @@ def slow_pictures_site(site):
     server.server_close()
 
 
-def _measuring_script():
-    """``scripts/page_weight.py``, the one place that says how a page's times are taken."""
-    path = Path(__file__).resolve().parents[2] / "scripts" / "page_weight.py"
-    spec = importlib.util.spec_from_file_location("page_weight", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-#: Times, in ms since the page began: its text parsed, its first stepper drawn.
-MEASURING = _measuring_script()
+MEASURING = page_weight
 TIMES = MEASURING.TIMES
 
 

@@ -38,4 +38,4 @@ def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(spark, as
     stale = sorted(key for key, answer in asked.items()
                    if key not in recorded or json.loads(recorded[key]) != answer)
     assert not stale, (f"tests/support/fixed_answers.json is not what Spark answers to "
-                       f"{stale}: run scripts/record_fixed_answers.py")
+                       f"{stale}: run python -m scripts.record_fixed_answers")

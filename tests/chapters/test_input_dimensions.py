@@ -30,7 +30,7 @@ import pytest
 
 from autograder.asking import CHECKS
 from scripts import dimension_tables, mutation_testing as mt
-from tests.support.learners import cells_function, expected_points, learners
+from corpora.learners import cells_function, expected_points, learners
 
 #: The chapters whose checks have their tables: assignment -> the module of its checks.
 TABLED = dimension_tables.tabled()
@@ -65,7 +65,7 @@ def test_the_docs_show_the_table_the_data_makes(assignment, module):
     shown = dimension_tables.in_docs(dimension_tables.DOCS.read_text(), assignment)
     assert shown == dimension_tables.table(assignment, module), (
         f"docs/grading-quality.md does not show {assignment}'s input dimensions as the data "
-        "makes them: run scripts/dimension_tables.py --write")
+        "makes them: run python -m scripts.dimension_tables --write")
 
 
 @pytest.mark.parametrize("module, check", CHECKS_TABLED)

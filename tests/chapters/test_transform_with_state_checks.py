@@ -24,8 +24,8 @@ from autograder.transform_with_state import (
     warm_up_in_background,
 )
 from tests.support.classroom_fixtures import SUITE_SEED
-from tests.support.learners import defined
-from tests.support.learners.chapter4 import FIRST_N_TRUSTS_ORDER, TIMER_CLEARS_STATE
+from corpora.learners import defined
+from corpora.learners.chapter4 import FIRST_N_TRUSTS_ORDER, TIMER_CLEARS_STATE
 
 pytestmark = pytest.mark.slow
 SEED = SUITE_SEED  # the learner corpus's: Spark answers each question once

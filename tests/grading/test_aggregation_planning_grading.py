@@ -20,8 +20,8 @@ learner                what they handed in
 import pytest
 
 from autograder.grading import autograde
-from tests.support.learners.introspection import CHAPTER2
-from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+from corpora.learners.introspection import CHAPTER2
+from corpora.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
 ASSIGNMENT = "02_aggregation_planning"

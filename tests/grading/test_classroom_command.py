@@ -27,8 +27,8 @@ import pytest
 
 from autograder.grading import REPOSITORY
 from autograder.grading.processes import kill_tree
-from tests.support.hostile import notebook
-from tests.support.submissions import FULL_MARKS
+from corpora.hostile import notebook
+from corpora.submissions import FULL_MARKS
 
 ASSIGNMENT = "01_global_limit"
 FULL = FULL_MARKS[ASSIGNMENT]

@@ -12,8 +12,8 @@ import pytest
 from autograder.grading import CellScore, NotebookGrade, find_submissions, summary_table
 from autograder.grading.verdict import grade_cells_after, runtime_cheats
 from autograder.grading.guards import checked_modules, scan_notebook, scan_source
-from tests.support.hostile import ASSIGNMENT, CASES, FULL, write_corpus
-from tests.support.submissions import release_notebook, solution_notebook
+from corpora.hostile import ASSIGNMENT, CASES, FULL, write_corpus
+from corpora.submissions import release_notebook, solution_notebook
 
 GRADE_IDS = list(FULL)
 

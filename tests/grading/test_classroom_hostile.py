@@ -1,6 +1,6 @@
 """A class with hostile and broken submissions is graded to the end, and each one is recorded.
 
-The corpus (:mod:`tests.support.hostile`) holds broken files, edited or deleted grade cells,
+The corpus (:mod:`corpora.hostile`) holds broken files, edited or deleted grade cells,
 endless loops, a kernel that dies, code that stops Spark or leaves a query running, a
 notebook that fills the disk, and cheats. All of them are graded in one call, next to
 honest learners, against one shared Spark Connect server: each must end with the outcome
@@ -11,7 +11,7 @@ import pytest
 
 from autograder.grading import autograde
 from autograder.grading.processes import GradingLimits
-from tests.support.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
+from corpora.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
                                    SUBMISSION_TIMEOUT, write_corpus)
 
 # Part of the two-worker run (early in tests/conftest.py's LONGEST_FIRST: it takes about

@@ -18,7 +18,7 @@ from nbgrader.api import Gradebook
 from autograder.grading import REPOSITORY
 from autograder.grading.cli import parser
 from autograder.grading.shards import parse_shard, shard_of, take_shard
-from tests.support.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, release_notebook,
+from corpora.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, release_notebook,
                                       solution_notebook, write_submission)
 
 ASSIGNMENT = "01_global_limit"

@@ -26,7 +26,7 @@ from autograder import save_model
 from autograder.aggregation_planning import EDGE_KEYS, EDGE_PARTITIONS
 from autograder.feedback import plain
 from autograder.state_store_save import EDGE_STREAMS
-from tests.support.learners import chapter1, chapter2, chapter3
+from corpora.learners import chapter1, chapter2, chapter3
 
 #: Cheap examples (no Spark): enough of them to cross every boundary many times.
 PROPERTY = settings(derandomize=True, max_examples=150, deadline=None)

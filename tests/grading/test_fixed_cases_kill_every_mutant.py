@@ -14,7 +14,7 @@ A failure here means one of:
   (list it with the reason);
 * a listed mutant that no longer survives (remove its entry: a fixed case now kills it);
 * a question the recorded answers do not hold (GraderFault): a check's fixed cases or a
-  solution changed; run ``scripts/record_fixed_answers.py`` again (it runs Spark).
+  solution changed; run ``python -m scripts.record_fixed_answers`` again (it runs Spark).
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ learner                what they handed in
 ``row_per_record``     believes the state keeps a row per emitted row -> loses tasks 2, 3
 ``limit_then_filter``  limits the stream first, filters afterwards    -> loses task 4
 ``snooper``            takes tasks 1-3's answers from the check's frames and the
-                       toolkit's memory (:mod:`tests.support.learners.introspection`)
+                       toolkit's memory (:mod:`corpora.learners.introspection`)
                                                                       -> loses tasks 1-3
 ``introspective``      right, with logging, warnings, inspect and tracebacks -> full marks
 =====================  =============================================================
@@ -26,9 +26,9 @@ from autograder import global_limit
 from autograder.asking import RECORD_TYPE
 
 from autograder.grading import autograde
-from tests.support.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,
+from corpora.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,
                                       release_notebook, solution_notebook, write_submission)
-from tests.support.learners.introspection import (CHAPTER1, CHAPTER1_THROUGH_SPARK,
+from corpora.learners.introspection import (CHAPTER1, CHAPTER1_THROUGH_SPARK,
                                                   HONEST_CHAPTER1)
 
 ASSIGNMENT = "01_global_limit"

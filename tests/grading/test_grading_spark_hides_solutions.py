@@ -43,11 +43,13 @@ def test_the_grading_spark_reads_the_release_but_not_the_solution(learners_spark
         learners_spark.read.text(str(solution)).collect()
 
 
-def test_nor_the_tests_where_right_answers_are_written(learners_spark):
-    fixed_answers = REPOSITORY / "tests" / "support" / "fixed_answers.json"
-    assert fixed_answers.is_file()
+@pytest.mark.parametrize("secret", ["tests/support/fixed_answers.json",
+                                    "corpora/learners/chapter1.py"])
+def test_nor_the_tests_and_corpora_where_right_answers_are_written(learners_spark, secret):
+    path = REPOSITORY / secret
+    assert path.is_file()
     with pytest.raises(Exception, match="PATH_NOT_FOUND"):
-        learners_spark.read.text(str(fixed_answers)).collect()
+        learners_spark.read.text(str(path)).collect()
 
 
 def test_a_hidden_folder_is_empty_to_the_process_and_its_neighbour_is_not(tmp_path):

@@ -1,7 +1,7 @@
 """The introspection cheats of the grading tests can cheat: wherever a process holds an
 answer, they find it and hand it in.
 
-Each chapter's grading test shows its cheat (:mod:`tests.support.learners.introspection`)
+Each chapter's grading test shows its cheat (:mod:`corpora.learners.introspection`)
 scoring zero in a graded kernel. That zero means something only if the cheat would have
 scored where an answer was there to take. Here each cheat's cell runs in this process, as a
 self-check's kernel would run it, with an answer placed in each place it looks: the answers
@@ -13,7 +13,7 @@ import json
 import pytest
 
 from autograder import answers
-from tests.support.learners import introspection
+from corpora.learners import introspection
 
 
 def cell(source: str) -> dict:

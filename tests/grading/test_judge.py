@@ -78,8 +78,8 @@ def test_a_grade_cell_asks_its_checks_in_order_with_their_options():
 
 
 def test_every_grade_cell_of_every_assignment_calls_only_declared_checks():
-    from tests.support.submissions import solution_notebook
-    from tests.support.learners import CHAPTERS
+    from corpora.submissions import solution_notebook
+    from corpora.learners import CHAPTERS
     for assignment in CHAPTERS:
         nb = nbformat.read(solution_notebook(assignment), 4)
         if assignment == "01_global_limit":

@@ -1,8 +1,8 @@
 """Chapter 6, graded for learners nobody on the course wrote
-(:mod:`tests.support.learners.chapter6`): no notebook of the corpus is
+(:mod:`corpora.learners.chapter6`): no notebook of the corpus is
 flagged, and every misconception fails its task on a fixed case, whatever the seed.
 """
-from tests.support.learners import corpus_tests
+from tests.support.corpus_tests import corpus_tests
 
 test_no_learner_is_flagged, test_each_task_is_graded_right_whatever_the_seed = \
     corpus_tests("06_stream_stream_join")

@@ -27,7 +27,7 @@ import pytest
 
 from autograder.grading import REPOSITORY
 from autograder.grading.course import nbgrader_env
-from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook, solved_release
+from corpora.submissions import FULL_MARKS, release_notebook, solution_notebook, solved_release
 
 ASSIGNMENT = "01_global_limit"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"

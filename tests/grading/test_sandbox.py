@@ -27,8 +27,8 @@ from autograder.grading import grader, sandbox
 from autograder.grading.results import GRADER_FAULT
 from autograder.grading.run import autograde
 from autograder.grading.sandbox import kernel_sandbox, new_workdir
-from tests.support.hostile import notebook
-from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
+from corpora.hostile import notebook
+from corpora.submissions import FULL_MARKS, release_notebook, solution_notebook
 
 pytestmark = pytest.mark.skipif(sandbox.why_not_available() is not None,
                                 reason=f"{sandbox.why_not_available()}")

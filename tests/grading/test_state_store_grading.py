@@ -10,7 +10,7 @@ learner                    what they handed in
 ``every_missing_commit``   believes every uncommitted micro-batch runs again -> loses task 3
 ``example_typed_in``       the worked examples' answers typed in         -> zero
 ``snooper``                every task taken from the check's frames and the toolkit's
-                           memory (:mod:`tests.support.learners.introspection`) -> zero
+                           memory (:mod:`corpora.learners.introspection`) -> zero
 =========================  ==========================================================
 """
 import json
@@ -18,9 +18,9 @@ import json
 import pytest
 
 from autograder.grading import autograde
-from tests.support.learners import chapter5
-from tests.support.learners.introspection import CHAPTER5
-from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+from corpora.learners import chapter5
+from corpora.learners.introspection import CHAPTER5
+from corpora.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
 ASSIGNMENT = "05_state_store"

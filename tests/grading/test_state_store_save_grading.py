@@ -20,8 +20,8 @@ import nbformat
 import pytest
 
 from autograder.grading import autograde
-from tests.support.learners.introspection import CHAPTER3
-from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+from corpora.learners.introspection import CHAPTER3
+from corpora.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
 ASSIGNMENT = "03_state_store_save"

@@ -11,7 +11,7 @@ learner                         what they handed in
 ``one_watermark_bounds_both``   believes one side's watermark bounds both  -> loses task 4
 ``snooper``                     every task taken from the check's frames and the
                                 toolkit's memory
-                                (:mod:`tests.support.learners.introspection`) -> zero
+                                (:mod:`corpora.learners.introspection`) -> zero
 ==============================  =====================================================
 """
 import json
@@ -19,9 +19,9 @@ import json
 import pytest
 
 from autograder.grading import autograde
-from tests.support.learners import chapter6
-from tests.support.learners.introspection import CHAPTER6
-from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+from corpora.learners import chapter6
+from corpora.learners.introspection import CHAPTER6
+from corpora.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
 ASSIGNMENT = "06_stream_stream_join"

@@ -13,21 +13,21 @@ learner                    what they handed in
                            in a list to count them                     -> loses tasks 2, 4
 ``snooper``                processors that replay what the course's processor emitted,
                            taken from the check's frames and the toolkit's memory when
-                           the check builds them (:mod:`tests.support.learners.introspection`)
+                           the check builds them (:mod:`corpora.learners.introspection`)
                                                                        -> zero
 =========================  ==========================================================
 
-The wrong answers are the learner corpus's own (:mod:`tests.support.learners.chapter4`).
+The wrong answers are the learner corpus's own (:mod:`corpora.learners.chapter4`).
 """
 import pytest
 
 from autograder.grading import autograde
-from tests.support.learners.chapter4 import DEDUP_WITHOUT_TTL as NO_TTL
-from tests.support.learners.chapter4 import FIRST_N_KEEPS_ROWS as ROWS_IN_A_LIST
-from tests.support.learners.chapter4 import INITIAL_OVERWRITES as OVERWRITE_INITIAL
-from tests.support.learners.chapter4 import TIMER_CLEARS_STATE
-from tests.support.learners.introspection import CHAPTER4
-from tests.support.submissions import (FULL_MARKS, release_notebook, solution_notebook,
+from corpora.learners.chapter4 import DEDUP_WITHOUT_TTL as NO_TTL
+from corpora.learners.chapter4 import FIRST_N_KEEPS_ROWS as ROWS_IN_A_LIST
+from corpora.learners.chapter4 import INITIAL_OVERWRITES as OVERWRITE_INITIAL
+from corpora.learners.chapter4 import TIMER_CLEARS_STATE
+from corpora.learners.introspection import CHAPTER4
+from corpora.submissions import (FULL_MARKS, release_notebook, solution_notebook,
                                       write_submission)
 
 ASSIGNMENT = "04_transform_with_state"

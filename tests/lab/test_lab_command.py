@@ -1,18 +1,12 @@
 """The command behind `make lab`: what JupyterLab is started with, for each role."""
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "lab.py"
+from scripts import lab as lab_script
 
 
 @pytest.fixture
 def lab():
-    spec = importlib.util.spec_from_file_location("course_lab", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return lab_script
 
 
 @pytest.mark.parametrize("role", ["learner", "instructor"])

@@ -66,10 +66,10 @@ class Lab:
                    JUPYTERLAB_SETTINGS_DIR=str(log.parent / f"{role}-settings"))
         with open(log, "wb") as output:
             self.process = subprocess.Popen(
-                [sys.executable, str(ROOT / "scripts" / "lab.py"), role,
+                [sys.executable, "-m", "scripts.lab", role,
                  f"--port={self.port}", "--no-browser", f"--IdentityProvider.token={TOKEN}",
                  f"--root={root}"],
-                stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+                cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         self._wait_until_up(timeout=180)
 
     def url(self, path: str) -> str:

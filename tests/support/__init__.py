@@ -1,9 +1,8 @@
-"""What the tests share and the benchmark scripts may import: the learners' notebooks.
+"""What the tests share beyond the learners' notebooks (those are in :mod:`corpora`):
 
-* :mod:`tests.support.submissions`: a submission built from the solution notebook with some
-  answers rewritten (the untouched release, a classic mistake), and full marks per task;
-* :mod:`tests.support.learners`: notebooks written as other learners would, one module
-  per chapter, each with the points it should score;
-* :mod:`tests.support.hostile`: broken, tampered, looping and cheating notebooks;
-* :mod:`tests.support.classroom_fixtures`: a shared Spark Connect server for grading tests.
+* :mod:`tests.support.classroom_fixtures`: a shared Spark Connect server for grading tests,
+  the suite's seed, and the answers its workers share;
+* :mod:`tests.support.corpus_tests`: the two tests each chapter's learner corpus runs;
+* ``fixed_answers.json``: Spark's answers to the fixed cases of the tasks that need no
+  Spark (``scripts/record_fixed_answers.py`` writes it).
 """

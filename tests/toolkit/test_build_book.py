@@ -3,13 +3,11 @@
 Jupyter Book's second run of the page passes (these pages need a Python kernel, not Spark).
 And the pages one worker runs share its driver JVM and nothing else: each gets a fresh
 kernel and SparkContext, and a JVM that died is replaced (these two run Spark)."""
-import importlib.util
 from pathlib import Path
 
 import nbformat
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_book.py"
 
 PAGE = """\
 ---
@@ -42,9 +40,8 @@ print("never reached")
 
 @pytest.fixture(scope="module")
 def build_book():
-    spec = importlib.util.spec_from_file_location("course_build_book", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from scripts import build_book as module
+
     return module
 
 

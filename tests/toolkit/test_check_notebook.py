@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from autograder.check_notebook import main
-from tests.support.submissions import release_notebook, write_submission
+from corpora.submissions import release_notebook, write_submission
 
 pytestmark = pytest.mark.slow
 

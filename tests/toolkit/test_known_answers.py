@@ -13,8 +13,8 @@ import nbformat
 import pytest
 
 from autograder.answers import KNOWN_ANSWERS_FILE
-from tests.support.known_answers import ASSIGNMENTS, worked_example_answers
-from tests.support.submissions import release_notebook
+from corpora.known_answers import ASSIGNMENTS, worked_example_answers
+from corpora.submissions import release_notebook
 
 KNOWN = json.loads(KNOWN_ANSWERS_FILE.read_text())
 

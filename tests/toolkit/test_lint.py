@@ -15,7 +15,7 @@ import pytest
 from autograder.grading import REPOSITORY
 
 #: Every tracked Python file of the course but the notebooks' own code.
-LINTED = ["autograder", "scripts", "tests", "book/_ext", "nbgrader_config.py"]
+LINTED = ["autograder", "corpora", "scripts", "tests", "book/_ext", "nbgrader_config.py"]
 
 
 def test_the_course_python_passes_ruff():

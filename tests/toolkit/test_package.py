@@ -33,7 +33,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from autograder.grading import REPOSITORY
-from tests.support.submissions import PER_BATCH, solved_release
+from corpora.submissions import PER_BATCH, solved_release
 
 PACKAGE = REPOSITORY / "autograder"
 PROJECT = tomllib.loads((REPOSITORY / "pyproject.toml").read_text())["project"]

@@ -3,7 +3,7 @@
 Grade cells: test_predict_emitted (2), test_predict_state (3), test_emitted_so_far (2),
 test_first_clicks (3).
 """
-from tests.support.learners import Learner
+from corpora.learners import Learner
 
 FULL = {"test_predict_emitted": 2, "test_predict_state": 3,
         "test_emitted_so_far": 2, "test_first_clicks": 3}

@@ -3,7 +3,7 @@
 Grade cells: test_aggregate_modes (2), test_predict_counts (3), test_predict_metrics (2),
 test_sessions (3).
 """
-from tests.support.learners import Learner, altered
+from corpora.learners import Learner, altered
 
 FULL = {"test_aggregate_modes": 2, "test_predict_counts": 3,
         "test_predict_metrics": 2, "test_sessions": 3}

@@ -11,7 +11,7 @@ name, so a handler must yield ``Row`` objects with named fields (keywords in any
 or a ``Row("user", ...)`` factory); a plain tuple fails with ``AttributeError``. A handler
 that yields nothing must still return an iterator (``iter([])``), not ``None``.
 """
-from tests.support.learners import Learner, altered
+from corpora.learners import Learner, altered
 
 FULL = {"test_session_tracker": 3, "test_ttl_dedup": 3,
         "test_starting_counts": 2, "test_first_n": 2}

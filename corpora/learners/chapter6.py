@@ -3,7 +3,7 @@
 Grade cells: test_predict_buffered (3), test_predict_unmatched (3), test_rows_per_key (2),
 test_accepted (2).
 """
-from tests.support.learners import Learner, altered
+from corpora.learners import Learner, altered
 
 FULL = {"test_predict_buffered": 3, "test_predict_unmatched": 3, "test_rows_per_key": 2,
         "test_accepted": 2}

@@ -25,7 +25,7 @@ import nbformat
 
 from autograder import grading
 from autograder.grading.hidden_folders import why_not_hidden
-from tests.support.submissions import FULL_MARKS, release_notebook, solution_notebook
+from corpora.submissions import FULL_MARKS, release_notebook, solution_notebook
 
 ASSIGNMENT = "01_global_limit"
 FULL = FULL_MARKS[ASSIGNMENT]

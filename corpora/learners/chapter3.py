@@ -3,7 +3,7 @@
 Grade cells: test_predict_output (3), test_predict_metrics (3), test_smallest_delay (2),
 test_update_step (2).
 """
-from tests.support.learners import Learner, altered
+from corpora.learners import Learner, altered
 
 FULL = {"test_predict_output": 3, "test_predict_metrics": 3,
         "test_smallest_delay": 2, "test_update_step": 2}

@@ -3,7 +3,7 @@
 Grade cells: test_predict_files (3), test_counts_at (2), test_runs_again (2),
 test_restart_error (3).
 """
-from tests.support.learners import Learner, altered
+from corpora.learners import Learner, altered
 
 FULL = {"test_predict_files": 3, "test_counts_at": 2, "test_runs_again": 2,
         "test_restart_error": 3}

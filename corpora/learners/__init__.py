@@ -28,8 +28,7 @@ from unittest import mock
 import nbformat
 
 from autograder.contract import SEED
-from tests.support.classroom_fixtures import SUITE_SEED
-from tests.support.submissions import release_notebook
+from corpora.submissions import release_notebook
 
 KINDS = ("correct", "misconception", "partial", "hardcoded")
 
@@ -75,12 +74,12 @@ def altered(answers: dict[str, str], cell: str, old: str, new: str) -> dict[str,
 
 #: assignment -> the module holding its learners.
 CHAPTERS = {
-    "01_global_limit": "tests.support.learners.chapter1",
-    "02_aggregation_planning": "tests.support.learners.chapter2",
-    "03_state_store_save": "tests.support.learners.chapter3",
-    "04_transform_with_state": "tests.support.learners.chapter4",
-    "05_state_store": "tests.support.learners.chapter5",
-    "06_stream_stream_join": "tests.support.learners.chapter6",
+    "01_global_limit": "corpora.learners.chapter1",
+    "02_aggregation_planning": "corpora.learners.chapter2",
+    "03_state_store_save": "corpora.learners.chapter3",
+    "04_transform_with_state": "corpora.learners.chapter4",
+    "05_state_store": "corpora.learners.chapter5",
+    "06_stream_stream_join": "corpora.learners.chapter6",
 }
 
 
@@ -90,7 +89,7 @@ def learners(assignment: str) -> list[Learner]:
 
 def grade_points(assignment: str) -> dict[str, float]:
     """Each grade cell's points in the solution notebook."""
-    from tests.support.submissions import solution_notebook
+    from corpora.submissions import solution_notebook
     nb = nbformat.read(solution_notebook(assignment), 4)
     return {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
             for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("grade")}
@@ -158,50 +157,3 @@ def run_task(assignment: str, learner: Learner, grade_id: str, seed: int) -> Non
     namespace = run_cells(nb, learner.name, seed)
     check, answer = task_check(nb, grade_id)
     namespace[check](namespace[answer], seed=seed)
-
-
-# -- the corpus's tests, one module per chapter ------------------------------------------------
-def corpus_tests(assignment: str, *, seed: int = SUITE_SEED, right_answers: bool = True):
-    """The two tests each chapter's corpus module runs (``tests/grading/test_learners_*.py``):
-
-    * no notebook of the corpus is flagged by the static scan;
-    * each misconception fails its task **on a fixed edge stream** (the lesson's stream is
-      not one drawn from the seed alone), so it fails whatever the seed. Where a fixed part
-      runs beside the seed's with keys of its own (chapter 4), a difference in what a key
-      owns names its part alone; what no key owns (a failing query, a metric) names both,
-      and is on the fixed part when the fixed part alone would show it (the fixed parts of
-      docs/grading-quality.md are built so); and, with
-      ``right_answers``, each right answer passes every check (the benchmark
-      ``scripts/benchmark_grading_quality.py`` grades them all, on several seeds).
-    """
-    import pytest
-
-    from autograder.checking import FIXED
-    from autograder.feedback import CheckFailed
-    from autograder.grading.guards import scan_notebook
-
-    corpus = {learner.name: learner for learner in learners(assignment)}
-    cases = [(name, grade_id, points > 0)
-             for name, learner in sorted(corpus.items())
-             if learner.kind == "misconception" or (right_answers and learner.kind == "correct")
-             for grade_id, points in expected_points(assignment, learner).items()
-             if learner.kind == "correct" or points == 0]
-
-    @pytest.mark.parametrize("name", sorted(corpus))
-    def test_no_learner_is_flagged(name):
-        assert scan_notebook(corpus[name].notebook(assignment)) == []
-
-    @pytest.mark.parametrize("name, grade_id, passes", cases)
-    def test_each_task_is_graded_right_whatever_the_seed(spark, answers_shared_by_the_workers,
-                                                         name, grade_id, passes):
-        if passes:
-            run_task(assignment, corpus[name], grade_id, seed)
-            return
-        with pytest.raises(CheckFailed) as failure:
-            run_task(assignment, corpus[name], grade_id, seed)
-        context = failure.value.context or ""
-        assert "seed" not in context or FIXED in context, (
-            f"{name} fails {grade_id} only on a stream drawn from the seed: "
-            f"{failure.value.lesson()}")
-
-    return test_no_learner_is_flagged, test_each_task_is_graded_right_whatever_the_seed

@@ -8,7 +8,7 @@ import io
 from typing import Any
 
 from autograder.answers import asking_spark
-from tests.support.submissions import solved_release
+from corpora.submissions import solved_release
 
 #: The assignments whose self-checks ask Spark questions with known answers (chapter 4's:
 #: the course's processors' runs on the worked examples).

@@ -1,0 +1,65 @@
+"""Which top-level folder may import which: the toolkit (``autograder``) stands alone; the
+learner corpora (``corpora``) and the course's commands (``scripts``) use the toolkit and
+never the tests; the tests may use all three. A script is a module of the ``scripts``
+package, run from the repository's root (``python -m scripts.<name>``), so none edits
+``sys.path`` to find its neighbours."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: What each folder's Python may import of the course's own top-level packages.
+MAY_IMPORT = {
+    "autograder": {"autograder"},
+    "corpora": {"autograder", "corpora"},
+    "scripts": {"autograder", "corpora", "scripts"},
+}
+COURSE_PACKAGES = {"autograder", "corpora", "scripts", "tests"}
+
+
+def _modules(folder: str) -> list[Path]:
+    return sorted(path for path in (ROOT / folder).rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    """The top-level names a module imports (absolute imports; a relative one stays inside)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _edits_sys_path(tree: ast.AST) -> bool:
+    return any(isinstance(node, ast.Attribute) and node.attr == "path"
+               and isinstance(node.value, ast.Name) and node.value.id == "sys"
+               for node in ast.walk(tree))
+
+
+@pytest.mark.parametrize("folder", sorted(MAY_IMPORT))
+def test_each_folder_imports_only_what_lies_below_it(folder):
+    upward = {}
+    for path in _modules(folder):
+        reached = (_imported(ast.parse(path.read_text())) & COURSE_PACKAGES) - MAY_IMPORT[folder]
+        if reached:
+            upward[path.relative_to(ROOT).as_posix()] = sorted(reached)
+    assert not upward, f"{folder}/ may import only {sorted(MAY_IMPORT[folder])}: {upward}"
+
+
+@pytest.mark.parametrize("folder", ["corpora", "scripts"])
+def test_no_script_or_corpus_module_edits_sys_path(folder):
+    editing = [path.relative_to(ROOT).as_posix() for path in _modules(folder)
+               if _edits_sys_path(ast.parse(path.read_text()))]
+    assert not editing, f"these find the course's packages by editing sys.path: {editing}"
+
+
+def test_the_rules_see_an_upward_import_and_a_path_edit():
+    module = ast.parse("import sys\nsys.path.insert(0, '.')\nfrom tests.support import x\n")
+    assert _imported(module) & COURSE_PACKAGES == {"tests"}
+    assert _edits_sys_path(module)
