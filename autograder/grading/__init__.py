@@ -4,7 +4,8 @@ A learner never needs this package; an instructor runs its command (docs/instruc
 and a maintainer finds one concern per module:
 
 =====================  ================================================================
-``run``                a class: every submission, several at once, resumable;
+``run``                a class: every submission, several at once, resumable; the one
+                       description of a run (``GradingRun``) the command and the API grade by;
                        :func:`autograde`, the small API the tests use
 ``grader``             one notebook: nbgrader's ``autograde`` under watch, the verdict
 ``reference``          the solution's run: the class's seed, Spark's answers asked once
@@ -42,7 +43,7 @@ from __future__ import annotations
 from ..lazy_face import lazy_names
 
 _PUBLIC = {
-    "autograde": "run", "grade_class": "run",
+    "autograde": "run", "grade_class": "run", "GradingRun": "run",
     "Grader": "grader", "GradingCourse": "course", "GradingLimits": "processes",
     "REPOSITORY": "course", "DEFAULT_COURSE_DIR": "course",
     "CellScore": "results", "NotebookGrade": "results", "summary_table": "results",

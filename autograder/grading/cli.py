@@ -13,13 +13,11 @@ from rich.console import Console
 
 from .course import GradingCourse, UnknownFiles, find_repository, nbgrader_env
 from .grades_csv import write_grades_csv
-from .hidden_folders import repository_secrets
 from .processes import GradingLimits
 from .results import GRADED, NotebookGrade, summary, summary_table
-from .run import grade_class
+from .run import GradingRun
 from .sandbox import why_not_available
 from .shards import MergeError, merge_courses, parse_shard, take_shard
-from .spark import grading_spark
 
 
 #: The command's name as the instructor typed it: the installed package's console script
@@ -224,22 +222,13 @@ def main(argv: list[str] | None = None) -> int:
               "reach the course folder; every record says so", file=sys.stderr)
     limits = GradingLimits(args.cell_timeout, args.timeout, args.disk_limit_mb)
     course = _course(command, args, repository, limits=limits)
+    run = GradingRun(course, work, spark=args.spark, jobs=args.jobs, force=args.force,
+                     class_answers=not args.streams_per_notebook, answers_of=answers_of,
+                     sandboxed=sandboxed, submissions=args.submissions.resolve(),
+                     repository=repository)
     started = time.monotonic()
     try:
-        with grading_spark(args.spark, log_dir=course.root / "spark-logs",
-                           hide=[*course.closed_folders(), args.submissions.resolve(),
-                                 *repository_secrets(repository)],
-                           sandboxed=sandboxed) as remote:
-            if remote:
-                print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
-            if remote and remote.not_hidden:
-                print(f"the Connect server's Spark can read the solutions: {remote.not_hidden}",
-                      file=sys.stderr)
-            results = grade_class(course, work, remote=remote, jobs=args.jobs,
-                                  force=args.force, deny=[args.submissions.resolve(), solutions],
-                                  progress=Progress(),
-                                  class_answers=not args.streams_per_notebook,
-                                  answers_of=answers_of, sandboxed=sandboxed)
+        results = run.grade(Progress(), on_spark=_tell_spark)
     except KeyboardInterrupt as stop:
         signum = stop.signum if isinstance(stop, Stopped) else signal.SIGINT
         _say(lambda: print(f"stopped by {signal.Signals(signum).name}: graded submissions "
@@ -261,6 +250,14 @@ def main(argv: list[str] | None = None) -> int:
                        f"{course.root / 'gradebook.db'}, CSV {course.root / 'grades.csv'}, "
                        f"feedback {course.root / 'feedback'}"))
     return 0
+
+
+def _tell_spark(remote) -> None:
+    if remote:
+        print(f"grading against Spark Connect at {remote.url}", file=sys.stderr)
+    if remote and remote.not_hidden:
+        print(f"the Connect server's Spark can read the solutions: {remote.not_hidden}",
+              file=sys.stderr)
 
 
 def _repository(command: argparse.ArgumentParser, args) -> Path:

@@ -6,11 +6,13 @@ import os
 import shutil
 import tempfile
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, Mapping
 
 from ..contract import SHARED_SERVER
 from . import ledger
-from .course import GradingCourse, file_digest
+from .course import REPOSITORY, GradingCourse, file_digest
 from .grader import Grader, Silent
 from .processes import GradingLimits
 from .results import FAILED, GRADER_FAULT, NotebookGrade
@@ -98,6 +100,59 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     return results
 
 
+@dataclass(frozen=True)
+class GradingRun:
+    """One grading run as it was asked for: the command (:mod:`.cli`) and the API
+    (:func:`autograde`) both describe theirs with one and call :meth:`grade`, so both close
+    the same folders to learners' code and grade the same way.
+
+    ``work``: {assignment: {learner: notebook}}; ``spark``: see
+    :func:`autograder.grading.spark.grading_spark`; ``submissions``: the folder the class
+    was handed in as (the command's), which no learner's code may read; ``repository``: the
+    course whose solutions the run grades with. The others are :func:`grade_class`'s.
+    """
+
+    course: GradingCourse
+    work: Mapping[str, Mapping[str, Path]]
+    spark: str = "local"
+    jobs: int = 2
+    force: bool = False
+    class_answers: bool = True
+    answers_of: Mapping[str, Path] = field(default_factory=dict)
+    sandboxed: bool = True
+    env: Mapping[str, str] | None = None
+    submissions: Path | None = None
+    repository: Path = REPOSITORY
+
+    def closed_to_learners(self) -> list[Path]:
+        """What a learner's kernel may not open besides what every run closes (the
+        solutions, the course folder): the class's own submissions."""
+        return [self.submissions] if self.submissions else []
+
+    def hidden_from_spark(self) -> list[Path]:
+        """What the run's Connect server must not see: the course's copies of the solutions
+        and of the class's notebooks, the submissions, and the repository's secrets."""
+        from .hidden_folders import repository_secrets
+
+        return [*self.course.closed_folders(), *self.closed_to_learners(),
+                *repository_secrets(self.repository)]
+
+    def grade(self, progress=None, on_spark: Callable[[GradingSpark | None], None] = lambda remote: None
+              ) -> dict[str, dict[str, NotebookGrade]]:
+        """Start the run's Spark, grade every notebook, stop the Spark; ``on_spark`` is
+        told which Spark the run grades against once it is up."""
+        with grading_spark(self.spark, log_dir=self.course.root / "spark-logs",
+                           hide=self.hidden_from_spark(), sandboxed=self.sandboxed) as remote:
+            on_spark(remote)
+            return grade_class(self.course, {a: dict(s) for a, s in self.work.items()},
+                               remote=remote, jobs=self.jobs,
+                               env=dict(self.env) if self.env is not None else None,
+                               force=self.force,
+                               deny=[*self.closed_to_learners(), self.repository / "solutions"],
+                               progress=progress, class_answers=self.class_answers,
+                               answers_of=dict(self.answers_of), sandboxed=self.sandboxed)
+
+
 def autograde(assignment: str, submissions: dict[str, Path], *,
               limits: GradingLimits | None = None,
               env: dict[str, str] | None = None, workdir: Path | None = None,
@@ -119,16 +174,13 @@ def autograde(assignment: str, submissions: dict[str, Path], *,
     graded on that run's streams, and the solution is not run again. ``sandboxed``: the
     kernels, and a server started here, run in sandboxes (:mod:`.sandbox`).
     """
-    spark = spark or os.environ.get(SHARED_SERVER) or "local"
     with contextlib.ExitStack() as stack:
         root = Path(workdir or stack.enter_context(
             tempfile.TemporaryDirectory(prefix="nbgrader-course-")))
-        course = GradingCourse(root, limits=limits or GradingLimits())
-        remote = stack.enter_context(grading_spark(spark, log_dir=root / "spark-logs",
-                                                   hide=course.closed_folders(),
-                                                   sandboxed=sandboxed))
-        results = grade_class(course, {assignment: dict(submissions)}, remote=remote,
-                              jobs=jobs, env=env, force=True,
-                              class_answers=class_answers, sandboxed=sandboxed,
-                              answers_of={assignment: answers_of} if answers_of else None)
-        return results[assignment]
+        run = GradingRun(GradingCourse(root, limits=limits or GradingLimits()),
+                         {assignment: submissions},
+                         spark=spark or os.environ.get(SHARED_SERVER) or "local", jobs=jobs,
+                         force=True, class_answers=class_answers,
+                         answers_of={assignment: answers_of} if answers_of else {},
+                         sandboxed=sandboxed, env=env)
+        return run.grade()[assignment]
