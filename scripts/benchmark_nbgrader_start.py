@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from autograder.grading import autograde
-from autograder.grading import grader as grader_module
+from autograder.grading import notebook_run as runner_module
 from autograder.grading.connect_server import ConnectServer
 from corpora.submissions import release_notebook, solution_notebook
 from scripts.records import machine, write_record
@@ -87,7 +87,7 @@ def main() -> None:
     print(f"{datetime.now():%Y-%m-%d %H:%M}, {platform.node()}, load "
           f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} cores; {assignment}, "
           f"{args.count} notebooks, {args.rounds} rounds each way", flush=True)
-    ways = {"warm": grader_module.WarmNbgrader, "cold": ColdStart}
+    ways = {"warm": runner_module.WarmNbgrader, "cold": ColdStart}
     work = Path(tempfile.mkdtemp(prefix="bench-nbgrader-start-"))
     notebooks = {f"untouched{i}": release_notebook(assignment) for i in range(args.count // 2)}
     notebooks.update({f"solution{i}": solution_notebook(assignment)
@@ -98,12 +98,12 @@ def main() -> None:
         recorded = work / "first" / "spark-answers" / assignment
 
         def grade(way: str, round_: int) -> dict:
-            grader_module.WarmNbgrader = ways[way]
+            runner_module.WarmNbgrader = ways[way]
             try:
                 return autograde(assignment, notebooks, spark=server.url, jobs=2,
                                  answers_of=recorded, workdir=work / f"{way}{round_}")
             finally:
-                grader_module.WarmNbgrader = ways["warm"]
+                runner_module.WarmNbgrader = ways["warm"]
 
         ways_measured = grade_in_turns(args.rounds, args.count, grade)
     write_record("nbgrader-start", {"assignment": assignment, "notebooks": args.count,

@@ -7,8 +7,12 @@ and a maintainer finds one concern per module:
 ``run``                a class: every submission, several at once, resumable; the one
                        description of a run (``GradingRun``) the command and the API grade by;
                        :func:`autograde`, the small API the tests use
-``grader``             one notebook: nbgrader's ``autograde`` under watch, the verdict
+``grader``             one notebook's grade: its run, the verdict, its ledger line
+``notebook_run``       one notebook through nbgrader under watch: its kernel's sandbox,
+                       environment, Connect session; nothing left running
 ``reference``          the solution's run: the class's seed, Spark's answers asked once
+``run_answers``        the run's answers in the command's keeping: given to each
+                       notebook, off the disk while learners' kernels run
 ``ledger``             a graded notebook's record, sealed; trusted only as the command wrote it
 ``course``             the nbgrader course folder: config, source, gradebook, limits;
                        what may be in it, and where nbgrader runs (outside it)

@@ -44,7 +44,7 @@ def record_answers(course: GradingCourse, assignment: str, *, kernel_env: Kernel
         return ({SEED: seed, ANSWERS: str(answers)},
                 f"{assignment}: seed {seed} and Spark's answers kept from an earlier run")
 
-    # A run killed while it kept the answers off the disk (Grader.seal_answers) left its
+    # A run killed while it kept the answers off the disk (RunAnswers.seal) left its
     # seed: the class goes on with the same streams, and their answers are recorded again.
     seed = seed_file.read_text().strip() if reuse and seed_file.exists() else str(fresh_seed())
     folder.mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,7 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     regraded: dict[tuple, int] = {}
     try:
-        grader.seal_answers()  # off the disk while learners' kernels run, back at close()
+        grader.answers.seal()  # off the disk while learners' kernels run, back at close()
         pending = {pool.submit(grader.grade, *item): item for item in todo}
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -18,7 +18,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.contract import ANSWERS, SEED
 from autograder.grading import reference
-from autograder.grading.grader import Grader
+from autograder.grading.run_answers import RunAnswers
 from autograder.grading.processes import GradingLimits
 from autograder.grading.results import GRADED
 
@@ -51,27 +51,27 @@ def a_course(tmp_path, grade_cell: str) -> SimpleNamespace:
 def test_the_answers_leave_the_disk_while_learners_run_and_come_back_as_they_were(tmp_path):
     course = a_course(tmp_path, DECLARED)
     written = course.answers.read_text()
-    grader = Grader(course)
-    grader.assignment_env[ASSIGNMENT] = {SEED: "7", ANSWERS: str(course.answers)}
+    answers = RunAnswers(course)
+    answers.given[ASSIGNMENT] = {SEED: "7", ANSWERS: str(course.answers)}
 
-    grader.seal_answers()
+    answers.seal()
     assert not course.answers.exists()
-    assert grader._sealed_answers(ASSIGNMENT) == json.loads(written)  # what its judges get
+    assert answers.in_memory(ASSIGNMENT) == json.loads(written)  # what its judges get
 
-    grader.close()
+    answers.unseal()
     assert course.answers.read_text() == written  # byte for byte: --answers-from compares
-    assert grader._sealed_answers(ASSIGNMENT) is None
+    assert answers.in_memory(ASSIGNMENT) is None
 
 
 def test_a_notebook_whose_kernel_judges_its_own_checks_keeps_the_file(tmp_path):
     course = a_course(tmp_path, UNDECLARED)
-    grader = Grader(course)
-    grader.assignment_env[ASSIGNMENT] = {SEED: "7", ANSWERS: str(course.answers)}
+    answers = RunAnswers(course)
+    answers.given[ASSIGNMENT] = {SEED: "7", ANSWERS: str(course.answers)}
 
-    grader.seal_answers()
+    answers.seal()
     assert course.answers.exists()
-    assert grader._sealed_answers(ASSIGNMENT) is None
-    grader.close()
+    assert answers.in_memory(ASSIGNMENT) is None
+    answers.unseal()
 
 
 def test_a_run_killed_while_the_answers_were_off_the_disk_resumes_on_the_same_seed(
