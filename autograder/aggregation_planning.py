@@ -34,7 +34,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_input
-from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .asking import Answers, Case, declared, spark_for_truth
 from .driver import StreamRun
 from .checking import (EXAMPLE, FIXED, Dimension, answer_per_batch, batch_dict, cases,
                        plain_value, reference_answer)
@@ -350,12 +350,10 @@ def _judge_modes(case: Case, answers: Answers) -> None:
                 revisit=REVISIT_BUFFERS, context=case.label)
 
 
-AGGREGATE_MODES = declare(Check(
-    "autograder.aggregation_planning.check_aggregate_modes", cases=_mode_cases,
+@declared(
+    cases=_mode_cases,
     ask=_ask_modes, judge=_judge_modes, before=_modes_unfinished,
-    passed=lambda cases: f"the aggregate modes match Spark's plans for {len(cases)} queries"))
-
-
+    passed=lambda cases: f"the aggregate modes match Spark's plans for {len(cases)} queries")
 def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
                           seed: int | None = None, example: bool = False) -> None:
     """``aggregate_modes(plan)`` must give the mode of every hash aggregate, source first.
@@ -364,7 +362,6 @@ def check_aggregate_modes(aggregate_modes: Callable[[PlanNode], list[str]], *,
     :data:`EDGE_QUERIES`, then one plain and one session-window aggregation with random
     aggregate functions.
     """
-    run_check(AGGREGATE_MODES, aggregate_modes, seed=seed, example=example)
 
 
 # -- tasks 2 and 3: predictions of groupBy("key").count(), batch by batch -------------------
@@ -411,19 +408,16 @@ def _judge_counts(case: Case, answers: Answers) -> None:
                     batch=batch_id, revisit=REVISIT_RESTORE_SAVE, context=case.label)
 
 
-PREDICTED_COUNTS = declare(Check(
-    "autograder.aggregation_planning.check_predicted_counts", cases=_count_cases,
+@declared(
+    cases=_count_cases,
     ask=_predicting("predict_counts", with_partitions=False), judge=_judge_counts,
     passed=lambda cases: f"your outputs and state rows match Spark, batch by batch "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_predicted_counts(predict: Callable[[list[list[str]]], list[dict]], *,
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches)`` must give, per micro-batch of ``groupBy("key").count()`` in
     update mode, ``{"output": {key: count}, "state": {key: count}}``: the rows the batch
     emits and the state store's rows after it (dicts: the order of keys does not matter)."""
-    run_check(PREDICTED_COUNTS, predict, seed=seed, example=example)
 
 
 # -- task 3: state store instances and state metrics -------------------------------------------
@@ -447,19 +441,16 @@ def _judge_metrics(case: Case, answers: Answers) -> None:
                         batch=batch_id, revisit=revisit, context=case.label)
 
 
-PREDICTED_METRICS = declare(Check(
-    "autograder.aggregation_planning.check_predicted_metrics", cases=_metric_cases,
+@declared(
+    cases=_metric_cases,
     ask=_predicting("predict_metrics", with_partitions=True), judge=_judge_metrics,
     passed=lambda cases: f"your state metrics match Spark, batch by batch "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_predicted_metrics(predict: Callable[[list[list[str]], int], list[dict]], *,
                             seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, partitions)`` must give, per micro-batch of ``groupBy("key")
     .count()`` run with ``partitions`` shuffle partitions, the state operator's
     ``numRowsTotal``, ``numRowsUpdated`` and ``numStateStoreInstances``."""
-    run_check(PREDICTED_METRICS, predict, seed=seed, example=example)
 
 
 # -- task 4: a sessionized aggregation ---------------------------------------------------------
@@ -523,13 +514,11 @@ def _judge_sessions(case: Case, answers: Answers) -> None:
                     revisit=REVISIT_SESSIONS, context=context)
 
 
-SESSIONS = declare(Check(
-    "autograder.aggregation_planning.check_sessions", cases=_session_cases, ask=_ask_sessions,
+@declared(
+    cases=_session_cases, ask=_ask_sessions,
     judge=_judge_sessions, before=_sessions_unfinished,
     passed=lambda cases: f"your sessions and their state match Spark, batch by batch "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
                    seed: int | None = None, example: bool = False) -> None:
     """``sessions(events, gap_seconds)`` must count the events and sum ``v`` per user and
@@ -540,7 +529,6 @@ def check_sessions(sessions: Callable[[DataFrame, int], DataFrame], *,
     emitted (with the no-data micro-batch the watermark triggers, compared as a set), the
     sessions the state holds after each batch, and the plan's session-window state operators.
     """
-    run_check(SESSIONS, sessions, seed=seed, example=example)
 
 
 # -- the kinds of input the tasks allow ---------------------------------------------------------

@@ -22,12 +22,14 @@ record holds only what the learner's code produced: writing one by hand gains no
 returning the same answers.
 
 A chapter declares each check as a :class:`Check`: its cases, how it asks, how it judges,
-and what it says when it passes; the ``check_...`` function the notebook calls hands the
-learner's code to :func:`run_check`.
+and what it says when it passes, written once on the ``check_...`` function the notebook
+calls (:func:`declared`), which hands the learner's code to :func:`run_check`.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -165,6 +167,41 @@ def declare(check: Check) -> Check:
     """Make ``check`` known to the judging half by its name."""
     CHECKS[check.name] = check
     return check
+
+
+def declared(*, cases: Callable[..., list[Case]], ask: Callable[[Callable, Case, Answers], None],
+             judge: Callable[[Case, Answers], None], passed: Callable[[list[Case]], str],
+             before: Callable[[Callable], None] | None = None) -> Callable[[Callable], Callable]:
+    """Declare a chapter's check on the function a notebook calls,
+    ``check_...(learner, *, seed=None, example=False, **options)``, and make that function
+    run it (:func:`run_check`).
+
+    The check is named after the function (its module and name), and its options are the
+    function's other keyword-only parameters with their defaults: the kernel that asks and
+    the judge that draws the cases again read them from one place, so they cannot disagree.
+    The function itself holds only its signature and its docstring, which is what a
+    learner's ``help(check_...)`` shows. The check is the function's ``check`` attribute.
+    """
+    def declare_on(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+        learner_parameter = next(iter(signature.parameters))
+        options = {name: parameter.default for name, parameter in signature.parameters.items()
+                   if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+                   and name not in ("seed", "example")}
+        check = declare(Check(f"{function.__module__}.{function.__name__}", cases=cases, ask=ask,
+                              judge=judge, passed=passed, before=before, options=options))
+
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> None:
+            given = signature.bind(*args, **kwargs)
+            given.apply_defaults()
+            arguments = dict(given.arguments)
+            run_check(check, arguments.pop(learner_parameter), **arguments)
+
+        run.check = check
+        return run
+
+    return declare_on
 
 
 def spark_for_truth():

@@ -29,7 +29,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_checkpoints, spark_facts
-from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .asking import Answers, Case, declared, spark_for_truth
 from .driver import StreamRun
 from .checking import (Dimension, answer_per_batch, batch_dict, cases, reference_answer, seed_for,
                        spark_failure_as_lesson)
@@ -197,17 +197,14 @@ def _judge_output(case: Case, answers: Answers) -> None:
                     batch=batch_id, revisit=REVISIT_GLOBAL, context=case.label)
 
 
-PREDICTED_OUTPUT = declare(Check(
-    "autograder.global_limit.check_predicted_output", cases=_cases,
-    ask=_predicting("predict_emitted", REVISIT_GLOBAL), judge=_judge_output, options={"streams": 2},
-    passed=lambda cases: f"the emitted rows match Spark on {len(cases)} stream(s)"))
-
-
+@declared(
+    cases=_cases,
+    ask=_predicting("predict_emitted", REVISIT_GLOBAL), judge=_judge_output,
+    passed=lambda cases: f"the emitted rows match Spark on {len(cases)} stream(s)")
 def check_predicted_output(predict: Callable[[list[int], int], list[int]], *,
                            seed: int | None = None, streams: int = 2,
                            example: bool = False) -> None:
     """``predict(sizes, limit)`` must give the number of rows each micro-batch emits."""
-    run_check(PREDICTED_OUTPUT, predict, seed=seed, example=example, streams=streams)
 
 
 # -- task 2: the state and its metrics ---------------------------------------------------------
@@ -223,17 +220,14 @@ def _judge_state(case: Case, answers: Answers) -> None:
                         batch=batch_id, revisit=REVISIT_STATE, context=case.label)
 
 
-PREDICTED_STATE = declare(Check(
-    "autograder.global_limit.check_predicted_state", cases=_cases,
-    ask=_predicting("predict_state", REVISIT_STATE), judge=_judge_state, options={"streams": 2},
-    passed=lambda cases: f"the state and its metrics match Spark on {len(cases)} stream(s)"))
-
-
+@declared(
+    cases=_cases,
+    ask=_predicting("predict_state", REVISIT_STATE), judge=_judge_state,
+    passed=lambda cases: f"the state and its metrics match Spark on {len(cases)} stream(s)")
 def check_predicted_state(predict: Callable[[list[int], int], list[dict]], *,
                           seed: int | None = None, streams: int = 2,
                           example: bool = False) -> None:
     """``predict(sizes, limit)`` must give, per batch, the state metrics and stored count."""
-    run_check(PREDICTED_STATE, predict, seed=seed, example=example, streams=streams)
 
 
 # -- task 3: reading the counter after a restart -------------------------------------------------
@@ -293,13 +287,11 @@ def _judge_counter(case: Case, answers: Answers) -> None:
                     batch=batch_id, revisit=REVISIT_RESTART, context=case.label)
 
 
-COUNTER_READER = declare(Check(
-    "autograder.global_limit.check_counter_reader", cases=_restart_cases, ask=_ask_counter,
+@declared(
+    cases=_restart_cases, ask=_ask_counter,
     judge=_judge_counter, before=_counter_unfinished,
     passed=lambda cases: f"your reader finds the counter, before and after a restart "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
                          seed: int | None = None, example: bool = False) -> None:
     """``read_counter(spark, checkpoint)`` must return the rows emitted so far.
@@ -311,7 +303,6 @@ def check_counter_reader(read_counter: Callable[[SparkSession, str], int], *,
     any query runs, ``read_counter`` is called once on an empty folder, so that a reader
     still to be written says so at once.
     """
-    run_check(COUNTER_READER, read_counter, seed=seed, example=example)
 
 
 # -- task 4: a query with a limit -----------------------------------------------------------------
@@ -425,13 +416,11 @@ def _judge_clicks(case: Case, answers: Answers) -> None:
                 revisit=REVISIT_STATE, context=context)
 
 
-FIRST_CLICKS = declare(Check(
-    "autograder.global_limit.check_first_clicks", cases=_click_streams, ask=_ask_clicks,
+@declared(
+    cases=_click_streams, ask=_ask_clicks,
     judge=_judge_clicks, before=_clicks_unfinished,
     passed=lambda cases: f"your query emits the first clicks batch by batch, with the right "
-                         f"plan ({len(cases)} stream(s))"))
-
-
+                         f"plan ({len(cases)} stream(s))")
 def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
                        seed: int | None = None, example: bool = False) -> None:
     """``first_clicks(events, n)`` must stream the first ``n`` click events ever.
@@ -442,4 +431,3 @@ def check_first_clicks(first_clicks: Callable[[DataFrame, int], DataFrame], *,
     query runs, ``first_clicks`` is called once on an empty DataFrame, so that a query still
     to be written says so at once.
     """
-    run_check(FIRST_CLICKS, first_clicks, seed=seed, example=example)

@@ -37,8 +37,7 @@ from pyspark.sql import functions as F
 
 from .answers import (spark_answer, spark_answers, spark_checkpoint, spark_checkpoints,
                       spark_facts)
-from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
-                     spark_for_truth)
+from .asking import Answers, Case, ask_of_each_batch, declared, spark_for_truth
 from .checking import Dimension, answer_per_batch, reference_answer
 from .checking import cases as checking_cases
 from .checkpoint_files import (HDFS_PROVIDER, error_class, forget_commit, logged_batches,
@@ -161,17 +160,14 @@ def _judge_files(case: Case, answers: Answers) -> None:
                     "micro-batch", batch=batch_id, revisit=REVISIT_FILES, context=case.label)
 
 
-PREDICTED_FILES = declare(Check(
-    "autograder.state_store_files.check_predicted_files", cases=_file_cases, ask=_ask_files,
-    judge=_judge_files, options={"cases": 2},
-    passed=lambda cases: "the files on disk match Spark's, micro-batch by micro-batch"))
-
-
+@declared(
+    cases=_file_cases, ask=_ask_files,
+    judge=_judge_files,
+    passed=lambda cases: "the files on disk match Spark's, micro-batch by micro-batch")
 def check_predicted_files(predict: Callable[[str, int, int], list], *, seed: int | None = None,
                           cases: int = 2, example: bool = False) -> None:
     """``predict(way, batches, min_deltas)`` must give, after each micro-batch, the names of
     the version files in one partition's folder (in any order)."""
-    run_check(PREDICTED_FILES, predict, seed=seed, example=example, cases=cases)
 
 
 # -- task 2: the state as a micro-batch committed it ----------------------------------------
@@ -257,13 +253,11 @@ def _judge_reader(case: Case, answers: Answers) -> None:
                     batch=batch_id, revisit=REVISIT_READING, context=case.label)
 
 
-STATE_READER = declare(Check(
-    "autograder.state_store_files.check_state_reader", cases=_read_cases, ask=_ask_reader,
+@declared(
+    cases=_read_cases, ask=_ask_reader,
     judge=_judge_reader, before=_reader_unfinished,
     passed=lambda cases: f"your reader finds each micro-batch's state, or knows it is gone "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_state_reader(counts_at: Callable[[SparkSession, str, int], dict | None], *,
                        seed: int | None = None, example: bool = False) -> None:
     """``counts_at(spark, checkpoint, batch_id)`` must return each user's count as micro-batch
@@ -273,7 +267,6 @@ def check_state_reader(counts_at: Callable[[SparkSession, str, int], dict | None
     answer is compared with the sink's output up to that micro-batch (the counts) and with
     whether Spark can still read the version.
     """
-    run_check(STATE_READER, counts_at, seed=seed, example=example)
 
 
 # -- task 3: what a restart runs again -------------------------------------------------------
@@ -387,17 +380,14 @@ def _judge_restart(case: Case, answers: Answers) -> None:
                 context=context)
 
 
-RESTART_READER = declare(Check(
-    "autograder.state_store_files.check_restart_reader", cases=_loss_cases, ask=_ask_restart,
+@declared(
+    cases=_loss_cases, ask=_ask_restart,
     judge=_judge_restart, before=_restart_unfinished,
-    passed=lambda cases: f"you know what a restart runs again ({len(cases)} checkpoint(s))"))
-
-
+    passed=lambda cases: f"you know what a restart runs again ({len(cases)} checkpoint(s))")
 def check_restart_reader(runs_again: Callable[[str], list[int]], *, seed: int | None = None,
                          example: bool = False) -> None:
     """``runs_again(checkpoint)`` must list the micro-batches a restart on this checkpoint
     runs again, read from its logs alone (the query is not running)."""
-    run_check(RESTART_READER, runs_again, seed=seed, example=example)
 
 
 # -- task 4: what a change between two runs does ----------------------------------------------
@@ -527,18 +517,15 @@ def _judge_change(case: Case, answers: Answers) -> None:
                 revisit=REVISIT_CHANGES, context=case.label)
 
 
-RESTART_OUTCOME = declare(Check(
-    "autograder.state_store_files.check_restart_outcome", cases=_change_cases,
+@declared(
+    cases=_change_cases,
     ask=_ask_change, judge=_judge_change,
     before=lambda predict: stop_if_unfinished(predict, dict(EXAMPLE_CHANGE)),
-    passed=lambda cases: f"you know what {len(cases)} change(s) between two runs do"))
-
-
+    passed=lambda cases: f"you know what {len(cases)} change(s) between two runs do")
 def check_restart_outcome(predict: Callable[[dict], str | None], *, seed: int | None = None,
                           example: bool = False) -> None:
     """``predict(change)`` must give the error class inside the ``STREAM_FAILED`` a restart
     after ``change`` stops with (``None`` when the query goes on)."""
-    run_check(RESTART_OUTCOME, predict, seed=seed, example=example)
 
 
 # -- the kinds of input the tasks allow ---------------------------------------------------------

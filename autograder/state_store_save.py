@@ -36,7 +36,7 @@ from pyspark.sql import functions as F
 
 from . import save_model
 from .answers import spark_answer
-from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .asking import Answers, Case, declared, spark_for_truth
 from .checking import (Dimension, answer_per_batch, batch_dict, cases, reference_answer,
                        side_by_side)
 from .driver import StreamRun
@@ -408,18 +408,15 @@ def _compare_output(mine, did, context, mode) -> None:
                 batch=did["batch_id"], revisit=REVISIT[mode], context=context)
 
 
-PREDICTED_OUTPUT = declare(Check(
-    "autograder.state_store_save.check_predicted_output", cases=_cases,
+@declared(
+    cases=_cases,
     ask=_asking_per_mode("predict_output"), judge=_judging_per_mode(_compare_output),
     passed=lambda cases: f"your predicted output matches Spark in all three modes "
-                         f"({len(cases)} streams)"))
-
-
+                         f"({len(cases)} streams)")
 def check_predicted_output(predict: Callable[[list[list[int]], str, int], list], *,
                            seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs (no-data
     ones included), the rows it emits: a list of ``[window start, count]`` (in any order)."""
-    run_check(PREDICTED_OUTPUT, predict, seed=seed, example=example)
 
 
 # -- task 2: the row counts of every micro-batch ----------------------------------------------------
@@ -430,18 +427,15 @@ def _compare_metrics(mine, did, context, mode) -> None:
                     batch=did["batch_id"], revisit=REVISIT_METRICS, context=context)
 
 
-PREDICTED_METRICS = declare(Check(
-    "autograder.state_store_save.check_predicted_metrics", cases=_cases,
+@declared(
+    cases=_cases,
     ask=_asking_per_mode("predict_metrics"), judge=_judging_per_mode(_compare_metrics),
     passed=lambda cases: f"your predicted row counts match Spark in all three modes "
-                         f"({len(cases)} streams)"))
-
-
+                         f"({len(cases)} streams)")
 def check_predicted_metrics(predict: Callable[[list[list[int]], str, int], list], *,
                             seed: int | None = None, example: bool = False) -> None:
     """``predict(batches, mode, delay)`` gives, for every micro-batch Spark runs, a dict of
     ``numRowsTotal``, ``numRowsUpdated``, ``numRowsRemoved``, ``numRowsDroppedByWatermark``."""
-    run_check(PREDICTED_METRICS, predict, seed=seed, example=example)
 
 
 # -- task 3: choosing the watermark delay -----------------------------------------------------------
@@ -573,13 +567,11 @@ def _dropped_beyond_the_record(batches: list[list[int]], delay: int, counted,
     return counted
 
 
-DELAY = declare(Check(
-    "autograder.state_store_save.check_smallest_delay", cases=_delay_cases, ask=_ask_delay,
+@declared(
+    cases=_delay_cases, ask=_ask_delay,
     judge=_judge_delay,
     passed=lambda cases: f"your delays are the smallest that drop nothing "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int | None = None,
                          example: bool = False) -> None:
     """``choose(batches)`` gives the smallest delay, in whole seconds, for which the
@@ -588,7 +580,6 @@ def check_smallest_delay(choose: Callable[[list[list[int]]], int], *, seed: int 
     Spark runs the query with that delay (nothing may be dropped) and with one second less
     (something must be dropped, or the delay was not the smallest).
     """
-    run_check(DELAY, choose, seed=seed, example=example)
 
 
 # -- task 4: the Update-mode step of the model ------------------------------------------------------
@@ -638,18 +629,15 @@ def _judge_update_step(case: Case, answers: Answers) -> None:
                         revisit=REVISIT_METRICS, context=context)
 
 
-UPDATE_STEP = declare(Check(
-    "autograder.state_store_save.check_update_step", cases=_update_cases, ask=_ask_update_step,
+@declared(
+    cases=_update_cases, ask=_ask_update_step,
     judge=_judge_update_step,
     passed=lambda cases: f"your Update step agrees with Spark on every micro-batch "
-                         f"({len(cases)} streams)"))
-
-
+                         f"({len(cases)} streams)")
 def check_update_step(step: save_model.Step, *, seed: int | None = None,
                       example: bool = False) -> None:
     """``step(state, events, watermark, size)`` must do one Update-mode micro-batch; the
     model driven by it must agree with Spark on output and row counts, batch by batch."""
-    run_check(UPDATE_STEP, step, seed=seed, example=example)
 
 
 def _int_dict(value, context: str) -> dict[int, int]:

@@ -35,8 +35,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from .answers import spark_answer, spark_answers, spark_checkpoints, spark_facts
-from .asking import (Answers, Case, Check, ask_of_each_batch, declare, run_check,
-                     spark_for_truth)
+from .asking import Answers, Case, ask_of_each_batch, declared, spark_for_truth
 from .checking import Dimension, answer_per_batch, reference_answer
 from .checking import cases as checking_cases
 from .checkpoint_files import WRAPPERS, error_class, logged_batches, settings
@@ -187,20 +186,17 @@ def _judge_buffered(case: Case, answers: Answers) -> None:
                     context=case.label)
 
 
-PREDICTED_BUFFERS = declare(Check(
-    "autograder.stream_join_checks.check_predicted_buffers", cases=_buffered_cases,
-    ask=_ask_buffered, judge=_judge_buffered, options={"cases": 2},
+@declared(
+    cases=_buffered_cases,
+    ask=_ask_buffered, judge=_judge_buffered,
     before=lambda predict: stop_if_unfinished(predict, [[["shown", "a", 1]]], "min"),
     passed=lambda cases: f"both sides' buffers match Spark's, micro-batch by micro-batch "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_predicted_buffers(predict: Callable[[list, str], list], *, seed: int | None = None,
                             cases: int = 2, example: bool = False) -> None:
     """``predict(stream, policy)`` must give, for every micro-batch Spark runs (no-data ones
     included), ``{"left": [[ad, seconds], ...], "right": [...]}``: the rows each side of the
     inner join buffers after it (in any order)."""
-    run_check(PREDICTED_BUFFERS, predict, seed=seed, example=example, cases=cases)
 
 
 # -- task 2: when an unmatched impression comes out ------------------------------------------
@@ -280,19 +276,16 @@ def _judge_unmatched(case: Case, answers: Answers) -> None:
                     context=case.label)
 
 
-PREDICTED_UNMATCHED = declare(Check(
-    "autograder.stream_join_checks.check_predicted_unmatched", cases=_unmatched_cases,
+@declared(
+    cases=_unmatched_cases,
     ask=_ask_unmatched, judge=_judge_unmatched,
     before=lambda predict: stop_if_unfinished(predict, [[["shown", "a", 1]]]),
     passed=lambda cases: f"you know when every unmatched impression comes out "
-                         f"({len(cases)} stream(s))"))
-
-
+                         f"({len(cases)} stream(s))")
 def check_predicted_unmatched(predict: Callable[[list], list], *, seed: int | None = None,
                               example: bool = False) -> None:
     """``predict(stream)`` must give, for every micro-batch Spark runs on the left outer
     join, the impressions it emits with nulls, ``[[ad, seconds], ...]`` (in any order)."""
-    run_check(PREDICTED_UNMATCHED, predict, seed=seed, example=example)
 
 
 # -- task 3: rows per key, read from a checkpoint --------------------------------------------
@@ -373,13 +366,11 @@ def _judge_counts(case: Case, answers: Answers) -> None:
                     context=case.label)
 
 
-ROWS_PER_KEY = declare(Check(
-    "autograder.stream_join_checks.check_rows_per_key", cases=_count_cases, ask=_ask_counts,
+@declared(
+    cases=_count_cases, ask=_ask_counts,
     judge=_judge_counts, before=_reader_unfinished,
     passed=lambda cases: f"your reader counts both sides' rows per key in every micro-batch "
-                         f"({len(cases)} checkpoint(s))"))
-
-
+                         f"({len(cases)} checkpoint(s))")
 def check_rows_per_key(rows_per_key: Callable[[SparkSession, str, int], dict], *,
                        seed: int | None = None, example: bool = False) -> None:
     """``rows_per_key(spark, checkpoint, batch_id)`` must return, for every ad with rows in
@@ -387,7 +378,6 @@ def check_rows_per_key(rows_per_key: Callable[[SparkSession, str, int], dict], *
 
     It is asked about every micro-batch of each stream, on a copy of the join's final
     checkpoint (the query is stopped)."""
-    run_check(ROWS_PER_KEY, rows_per_key, seed=seed, example=example)
 
 
 # -- task 4: which joins Spark accepts, and which keep their state bounded -------------------
@@ -506,18 +496,15 @@ def _judge_shape(case: Case, answers: Answers) -> None:
                 context=case.label)
 
 
-ACCEPTED = declare(Check(
-    "autograder.stream_join_checks.check_accepted", cases=_shape_cases, ask=_ask_shape,
+@declared(
+    cases=_shape_cases, ask=_ask_shape,
     judge=_judge_shape, before=lambda predict: stop_if_unfinished(predict, dict(EXAMPLE_SHAPE)),
-    passed=lambda cases: f"you know what Spark does with {len(cases)} join(s)"))
-
-
+    passed=lambda cases: f"you know what Spark does with {len(cases)} join(s)")
 def check_accepted(predict: Callable[[dict], str], *, seed: int | None = None,
                    example: bool = False) -> None:
     """``predict(shape)`` must say what Spark does with the join ``shape``: ``"bounded"``
     (it runs, and both sides' rows leave the state), ``"unbounded"`` (it runs, and rows stay
     for ever), or the error class it refuses it with."""
-    run_check(ACCEPTED, predict, seed=seed, example=example)
 
 
 # -- the kinds of input the tasks allow ---------------------------------------------------------

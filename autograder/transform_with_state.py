@@ -32,7 +32,7 @@ from datetime import timedelta
 from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql.streaming import StatefulProcessor
 
-from .asking import Answers, Case, Check, declare, run_check, spark_for_truth
+from .asking import Answers, Case, declared, spark_for_truth
 from .checking import Dimension, reference_answer
 from .contract import SEED
 from .driver import BatchRecord, StreamRun
@@ -153,16 +153,14 @@ def _judge_sessions(case: Case, answers: Answers) -> None:
                          stream=stream, revisit=REVISIT_TIMERS)
 
 
-SESSION_TRACKER = declare(Check(
-    "autograder.transform_with_state.check_session_tracker", cases=_session_cases,
+@declared(
+    cases=_session_cases,
     ask=_ask_sessions, judge=_judge_sessions, before=_sessions_unfinished,
     # as many micro-batches as the learner's query ran: Spark decides them from the
     # watermark alone, whatever the processor
     passed=lambda cases: f"your sessions match Spark's reference over "
                          f"{sum(micro_batches_run(_sessions_truth(case)) for case in cases)} "
-                         "micro-batches"))
-
-
+                         "micro-batches")
 def check_session_tracker(tracker: type, *, seed: int | None = None,
                           example: bool = False) -> None:
     """``tracker(gap_ms)`` must emit one summary per closed session, keep exactly one timer
@@ -171,7 +169,6 @@ def check_session_tracker(tracker: type, *, seed: int | None = None,
     After every micro-batch the check compares, with the course's processor: the rows
     emitted, the users that hold state and the registered timers ``[user, expiry ms]``.
     """
-    run_check(SESSION_TRACKER, tracker, seed=seed, example=example)
 
 
 # -- task 2: a de-duplicator with a TTL in processing time -------------------------------------
@@ -269,14 +266,12 @@ def _judge_dedup(case: Case, answers: Answers) -> None:
                          revisit=REVISIT_TTL)
 
 
-TTL_DEDUP = declare(Check(
-    "autograder.transform_with_state.check_ttl_dedup", cases=_dedup_cases, ask=_ask_dedup,
+@declared(
+    cases=_dedup_cases, ask=_ask_dedup,
     judge=_judge_dedup, before=_dedup_unfinished,
     passed=lambda cases: "your de-duplicator matches Spark's reference with a TTL of "
                          + " and of ".join("an hour" if case.about["ttl"] == HOUR_MS
-                                           else f"{case.about['ttl']} ms" for case in cases)))
-
-
+                                           else f"{case.about['ttl']} ms" for case in cases))
 def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = False) -> None:
     """``dedup(ttl_ms)`` must emit an id again only once its memory has expired.
 
@@ -289,7 +284,6 @@ def check_ttl_dedup(dedup: type, *, seed: int | None = None, example: bool = Fal
     as 1 s is about a micro-batch. (How many values the clean-up removes depends on how
     the memory is kept, a value or a list of sightings, so it is not compared.)
     """
-    run_check(TTL_DEDUP, dedup, seed=seed, example=example)
 
 
 def _ttl_after_last_batch(run: StreamRun, operator: int) -> dict[str, list[int]]:
@@ -375,12 +369,10 @@ def _judge_counts(case: Case, answers: Answers) -> None:
                          revisit=REVISIT_INITIAL)
 
 
-STARTING_COUNTS = declare(Check(
-    "autograder.transform_with_state.check_starting_counts", cases=_count_cases,
+@declared(
+    cases=_count_cases,
     ask=_ask_counts, judge=_judge_counts, before=_counts_unfinished,
-    passed=lambda cases: "your counts start from the initial state and survive a restart"))
-
-
+    passed=lambda cases: "your counts start from the initial state and survive a restart")
 def check_starting_counts(counter: type, *, seed: int | None = None,
                           example: bool = False) -> None:
     """``counter()`` must count from the initial state, adding up a user's several rows.
@@ -389,7 +381,6 @@ def check_starting_counts(counter: type, *, seed: int | None = None,
     applied again, so the counts simply go on. When grading, a fixed case runs beside the
     seed's, their initial rows together.
     """
-    run_check(STARTING_COUNTS, counter, seed=seed, example=example)
 
 
 # -- task 4: the first N rows of every key -----------------------------------------------------
@@ -481,11 +472,9 @@ def _first_passed(cases: list[Case]) -> str:
             "with one counter each")
 
 
-FIRST_N = declare(Check(
-    "autograder.transform_with_state.check_first_n", cases=_first_cases, ask=_ask_first,
-    judge=_judge_first, before=_first_unfinished, passed=_first_passed))
-
-
+@declared(
+    cases=_first_cases, ask=_ask_first,
+    judge=_judge_first, before=_first_unfinished, passed=_first_passed)
 def check_first_n(first_n: type, *, seed: int | None = None, example: bool = False) -> None:
     """``first_n(n)`` must let through the first ``n`` rows of each user (lowest ``seq``),
     keeping a single value per user in the state store.
@@ -497,7 +486,6 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
     in the first. Where each part ends, the state rows per user, the value each user holds
     and the operator's state-variable metrics are compared.
     """
-    run_check(FIRST_N, first_n, seed=seed, example=example)
 
 
 # -- the kinds of input the tasks allow ---------------------------------------------------------

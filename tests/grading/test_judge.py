@@ -36,7 +36,7 @@ def per_batch(sizes, limit):
     return [min(size, limit) for size in sizes]
 
 
-def record_of(learner, *, example=True, seed=5, streams=2, check=global_limit.PREDICTED_OUTPUT):
+def record_of(learner, *, example=True, seed=5, streams=2, check=global_limit.check_predicted_output.check):
     """What a graded kernel writes for one call of the check (its asking half alone)."""
     cases = check.cases(seed=seed, example=example, streams=streams)
     return make_record(check, seed, example, {"streams": streams}, cases,
