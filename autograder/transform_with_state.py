@@ -490,16 +490,16 @@ def check_first_n(first_n: type, *, seed: int | None = None, example: bool = Fal
 
 # -- the kinds of input the tasks allow ---------------------------------------------------------
 # Each is held by the fixed part of a graded stream (tws_streams), which runs on every seed.
+_DELAY_S, _GAP_S = int(SESSION_DELAY.split()[0]), SESSION_GAP_MS // 1000
 def _session_rows(about: dict) -> list[tuple[int, str, int]]:
     """The fixed part of task 1's stream as (micro-batch, user, seconds after T0), without
     the rows that are late when they come (at or behind the watermark of the query, the
     seed's rows included: Spark drops those before the processor sees them)."""
     stream = session_stream(about["seed"])
-    delay = int(SESSION_DELAY.split()[0])
     latest, kept = None, []
     for number, (rows, fixed) in enumerate(zip(stream.batches, fixed_part(stream))):
         kept += [(number, user, at) for user, at in fixed
-                 if latest is None or at > latest - delay]
+                 if latest is None or at > latest - _DELAY_S]
         latest = max([at for _, at in rows] + ([latest] if latest is not None else []))
     return kept
 
@@ -508,12 +508,12 @@ def _closed_sessions(about: dict) -> list[tuple[str, int, int]]:
     """The fixed part's sessions the run closes, as (user, latest event, closing watermark)
     in seconds: a session's timer is its latest event plus the gap."""
     stream = session_stream(about["seed"])
-    final = max(at for rows in stream.batches for _, at in rows) - int(SESSION_DELAY.split()[0])
+    final = max(at for rows in stream.batches for _, at in rows) - _DELAY_S
     latest: dict[str, int] = {}
     for _, user, at in _session_rows(about):
         latest[user] = max(at, latest.get(user, at))
     return [(user, at, final) for user, at in latest.items()
-            if at + SESSION_GAP_MS // 1000 <= final]
+            if at + _GAP_S <= final]
 
 
 def _users_rows(about: dict) -> dict[str, list[tuple[int, int]]]:
@@ -577,7 +577,7 @@ INPUT_DIMENSIONS = {
         Dimension("a session's timer exactly at the watermark",
                   "an event-time timer fires when the watermark reaches its time, not only "
                   "once it has passed it",
-                  lambda about: any(at + SESSION_GAP_MS // 1000 == final
+                  lambda about: any(at + _GAP_S == final
                                     for _, at, final in _closed_sessions(about))),
     ),
     "check_ttl_dedup": (
