@@ -155,6 +155,8 @@ _inputs: dict[str, str] = {}
 _kept_at: dict[str, Path] = {}
 #: While :func:`asking_spark` runs: what Spark answered in it (else None).
 _asked_afresh: dict[str, Any] | None = None
+#: While :func:`asking_spark` runs with ``share``: whether it shares with the other processes.
+_share_afresh = False
 _lock = threading.Lock()
 
 
@@ -245,9 +247,11 @@ def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]
     if missing and _judging:
         raise _not_recorded(question)
     if missing:
-        with _shared(list(missing), fresh is None) as shared:
+        with _shared(list(missing), fresh is None or _share_afresh) as shared:
             for key in [key for key in missing if key in shared]:
                 known[key] = _remember(key, json.loads(shared.pop(key)))
+                if fresh is not None:
+                    fresh[key] = json.loads(known[key])
                 del missing[key]
             if missing:
                 answers = ask_spark(list(missing.values()))
@@ -307,20 +311,26 @@ def _digest(key: str) -> str:
 
 
 @contextlib.contextmanager
-def asking_spark() -> Iterator[dict[str, Any]]:
+def asking_spark(*, share: bool = False) -> Iterator[dict[str, Any]]:
     """Inside the block, every question :func:`spark_answer` gets goes to Spark, whatever
     is known or was asked before; the block gets a dict that fills with each question's key
     and Spark's answer. The known answers are recorded, and proved current, this way.
+
+    With ``share``, and a shared folder (:data:`~autograder.contract.SHARED_ANSWERS`) that
+    only this run's processes fill, a question one of them asked Spark already is taken
+    from there, and what Spark answers here is left there: each is still what Spark
+    answers today, asked once among them (the tests' workers prove the recorded answers
+    current while their class runs ask the same questions).
     """
-    global _asked_afresh
+    global _asked_afresh, _share_afresh
     with _lock:
-        _asked_afresh = {}
+        _asked_afresh, _share_afresh = {}, share
         fresh = _asked_afresh
     try:
         yield fresh
     finally:
         with _lock:
-            _asked_afresh = None
+            _asked_afresh, _share_afresh = None, False
 
 
 def _key(question: str, about: Any) -> str:

@@ -1,7 +1,8 @@
 """The answers the fixed cases of the plain-function tasks are judged on without Spark
 (``tests/support/fixed_answers.json``) are what Spark answers today.
 
-Slow: every question those fixed cases ask is asked of Spark again. A task whose code Spark
+Slow: every question those fixed cases ask is asked of Spark again (once in the test run:
+the workers share what Spark answered, and the class runs ask the same). A task whose code Spark
 runs records nothing (its answers are asked whenever it is judged), so a chapter of such
 tasks alone has nothing here.
 """
@@ -27,11 +28,14 @@ RECORDED = [pytest.param(assignment, module, id=assignment)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment, module", RECORDED)
-def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(spark, assignment, module):
+def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(
+        spark, answers_shared_by_the_workers, assignment, module):
     from autograder.answers import asking_spark
 
     recorded = json.loads(mt.FIXED_ANSWERS.read_text())
-    with asking_spark() as asked:
+    # What a class run of this test run asked Spark for the same questions counts: it is
+    # today's answer too, and Spark runs each question once.
+    with asking_spark(share=True) as asked:
         for task in plain_tasks(module):
             mt.judge_fixed_cases(task, mt.module_function(task, mt.reference_source(task)))
     assert asked

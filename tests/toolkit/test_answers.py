@@ -8,8 +8,8 @@ from pathlib import Path
 from autograder import answers
 
 
-def _in_a_new_process(program: str, **env: str) -> str:
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+def _in_a_new_process(program: str, *args: str, **env: str) -> str:
+    done = subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True,
                           env={**os.environ, **env}, check=True)
     return done.stdout.strip()
 
@@ -263,6 +263,35 @@ def test_a_solutions_run_records_what_it_read_in_the_shared_folder(tmp_path):
     assert "spark asked" not in recording
     assert json.loads(record.read_text()) == {
         'demo.shared [2, 3]': '{"emitted": [1, 2]}', 'demo.shared [4]': '"spark on [4]"'}
+
+
+ASK_AFRESH = """
+import sys
+from autograder.answers import asking_spark, spark_answer
+def ask_spark():
+    print("spark asked", flush=True)
+    return {"emitted": [1, 2]}
+with asking_spark(share=sys.argv[1] == "shared") as asked:
+    spark_answer("demo.shared", [2, 3], ask_spark)
+print(asked)
+"""
+
+
+def test_asking_spark_afresh_takes_what_another_process_of_the_run_asked_only_when_it_shares(
+        tmp_path):
+    shared = str(tmp_path / "shared")
+    _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared)   # asks Spark, shares it
+    alone = _in_a_new_process(ASK_AFRESH, "alone", AUTOGRADER_SHARED_ANSWERS=shared)
+    assert alone.splitlines() == ["spark asked", "{'demo.shared [2, 3]': {'emitted': [1, 2]}}"]
+    sharing = _in_a_new_process(ASK_AFRESH, "shared", AUTOGRADER_SHARED_ANSWERS=shared)
+    assert sharing.splitlines() == ["{'demo.shared [2, 3]': {'emitted': [1, 2]}}"]
+
+
+def test_what_is_asked_afresh_while_sharing_is_left_for_the_others(tmp_path):
+    shared = str(tmp_path / "shared")
+    first = _in_a_new_process(ASK_AFRESH, "shared", AUTOGRADER_SHARED_ANSWERS=shared)
+    assert first.splitlines()[0] == "spark asked"
+    assert "spark asked" not in _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared)
 
 
 def test_a_judge_never_reads_the_shared_folder(tmp_path):
