@@ -33,7 +33,7 @@ from ..contract import ANSWERS, ASKING, CHECKPOINTS, GUARD_LOG, SEED
 class Handover:
     """What this process (one notebook's nbgrader) keeps from its kernel: whether the kernel
     only asks, the run's answers file, and, while the grading command keeps that file off
-    the disk (:meth:`autograder.grading.grader.Grader.seal_answers`), its content, handed to
+    the disk (:meth:`autograder.grading.run_answers.RunAnswers.seal`), its content, handed to
     this process in memory when it was forked (:mod:`.warm_nbgrader`)."""
 
     judging: bool = False
