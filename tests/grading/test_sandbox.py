@@ -23,7 +23,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from autograder.grading import grader, sandbox
+from autograder.grading import notebook_run, sandbox
 from autograder.grading.results import GRADER_FAULT
 from autograder.grading.run import autograde
 from autograder.grading.sandbox import kernel_sandbox, new_workdir
@@ -412,7 +412,7 @@ def test_a_kernel_its_sandbox_cannot_start_is_the_graders_fault_not_the_learners
         box = kernel_sandbox(*args, **kwargs)
         return dataclasses.replace(box, env={**box.env, "PYTHONHOME": "/nowhere"})
 
-    monkeypatch.setattr(grader, "kernel_sandbox", broken)
+    monkeypatch.setattr(notebook_run, "kernel_sandbox", broken)
     grade = autograde(ASSIGNMENT, {"ada": release_notebook(ASSIGNMENT)},
                       class_answers=False)["ada"]
     assert grade.outcome == GRADER_FAULT and "kernel did not start" in grade.detail, grade
