@@ -36,7 +36,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .checking import seed_for
+from .checking import seed_for, takes_the_learners_answer
 from .contract import ASKING
 from .feedback import CheckFailed, TaskNotDone, ask, passed, plain
 
@@ -218,6 +218,7 @@ def asking_only() -> bool:
     return os.environ.get(ASKING) == "1"
 
 
+@takes_the_learners_answer("learner")
 def run_check(check: Check, learner: Callable, *, seed: int | None = None,
               example: bool = False, **options: Any) -> None:
     """Run ``check`` on the learner's code: ask and judge case after case (a self-check),

@@ -195,6 +195,22 @@ def first_line(error: BaseException) -> str:
     return text.splitlines()[0][:300] if text else type(error).__name__
 
 
+#: The course's functions that are handed a learner's answer, and the parameter that holds it.
+_ANSWER_TAKERS: dict = {}
+
+
+def takes_the_learners_answer(parameter: str) -> Callable[[Callable], Callable]:
+    """Mark a function of the course whose ``parameter`` is the learner's answer (the one
+    function every check runs it from, :func:`~autograder.asking.run_check`):
+    :func:`reference_answer` looks for its frame to tell a check that runs the learner's
+    answer from one that runs a reference for its own comparison."""
+    def mark(function: Callable) -> Callable:
+        _ANSWER_TAKERS[function.__code__] = parameter
+        return function
+
+    return mark
+
+
 def reference_answer() -> None:
     """The first line of every reference answer of the course (a function or processor that
     gives a task's answer away, such as chapter 1's ``limit_run``).
@@ -208,7 +224,8 @@ def reference_answer() -> None:
     * the learner's own code called the reference (its nearest caller outside libraries is a
       notebook's code, or there is none: a thread the learner started), or
     * a check called it as the learner's answer (the check was handed the reference itself,
-      a ``functools.partial`` of it, or a class built on it).
+      a ``functools.partial`` of it, or a class built on it: the frame of the function marked
+      :func:`takes_the_learners_answer` holds what it was handed).
 
     A check that calls a reference for its own comparison raises nothing, and outside
     grading the event has no listener: nothing happens.
@@ -222,10 +239,8 @@ def reference_answer() -> None:
     # runs it (the course starts its own threads from its own code).
     borrowed = caller is None or written_by_learner(caller.f_code.co_filename)
     while not borrowed and caller is not None:
-        if caller.f_code.co_name.startswith("check_") and in_course(caller.f_code.co_filename):
-            answer = caller.f_locals.get(caller.f_code.co_varnames[0]) \
-                if caller.f_code.co_argcount else None
-            borrowed = _runs(answer, code)
+        if caller.f_code in _ANSWER_TAKERS:
+            borrowed = _runs(caller.f_locals.get(_ANSWER_TAKERS[caller.f_code]), code)
             break
         caller = caller.f_back
     if borrowed:
