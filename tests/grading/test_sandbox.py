@@ -372,25 +372,35 @@ def _processor_that_attacks(course: Path, tag: str) -> str:
     return source.replace(marker, marker + start, 1)
 
 
+def _release_with(assignment: str, grade_id: str, source: str, target: Path) -> Path:
+    """The release of ``assignment`` with one answer cell written in."""
+    handed_in = json.loads(release_notebook(assignment).read_text())
+    (cell,) = [c for c in handed_in["cells"]
+               if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id]
+    cell["source"] = source
+    target.write_text(json.dumps(handed_in))
+    return target
+
+
 @pytest.mark.slow
-def test_a_processor_that_starts_a_process_in_sparks_python_changes_no_grade(tmp_path):
+def test_a_processor_that_starts_a_process_in_sparks_python_changes_no_grade(tmp_path, class_records):
     # Scenario: chapter 4, where the learner's processors run in the Connect server's
-    # Python workers. An honest learner, and one whose right processor starts a detached
-    # writer of the gradebook, the other learner's record and the CSV from there. The writer
-    # reaches none of them (the server's sandbox holds no course folder), ends with the
-    # run, and its author keeps the points of a right answer: starting a process is no cheat.
+    # Python workers, on Spark's answers the session's chapter 4 class recorded. A learner
+    # who handed in the release, and one whose right processor (the only task they did)
+    # starts a detached writer of the gradebook, the other learner's record and the CSV from
+    # there. The writer reaches none of them (the server's sandbox holds no course folder),
+    # ends with the run, and its author keeps the points of a right answer: starting a
+    # process is no cheat.
     course, submissions = tmp_path / "course", tmp_path / "submitted"
     submissions.mkdir()
     tag = f"sandbox-processor-{uuid.uuid4().hex}"
-    (submissions / "abe.ipynb").write_bytes(solution_notebook(TWS).read_bytes())
-    attacker = json.loads(solution_notebook(TWS).read_text())
-    for cell in attacker["cells"]:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "ttl_dedup":
-            cell["source"] = _processor_that_attacks(course, tag)
-    (submissions / "bob.ipynb").write_text(json.dumps(attacker))
+    (submissions / "abe.ipynb").write_bytes(release_notebook(TWS).read_bytes())
+    _release_with(TWS, "ttl_dedup", _processor_that_attacks(course, tag), submissions / "bob.ipynb")
+    answers_from = class_records.recorded(TWS).parent  # <assignment>/answers.json
     done = subprocess.run(
         [sys.executable, "-m", "autograder.classroom", "grade", TWS, "--submissions",
-         str(submissions), "--course-dir", str(course), "--jobs", "2", "--no-feedback"],
+         str(submissions), "--course-dir", str(course), "--jobs", "2",
+         "--answers-from", str(answers_from), "--no-feedback"],
         capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-3000:]
     at_exit = _grades(course, TWS)
@@ -398,10 +408,13 @@ def test_a_processor_that_starts_a_process_in_sparks_python_changes_no_grade(tmp
     time.sleep(AFTER)
     assert _grades(course, TWS) == at_exit
     assert left == [] and _tagged(tag) == []
-    full = {cell: {"score": points, "max_score": points} for cell, points in FULL_MARKS[TWS].items()}
-    for learner in ("abe", "bob"):
+    marks = FULL_MARKS[TWS]
+    scored = {"abe": dict.fromkeys(marks, 0), "bob": {**dict.fromkeys(marks, 0),
+                                                      "test_ttl_dedup": marks["test_ttl_dedup"]}}
+    for learner, points in scored.items():
         record = json.loads(at_exit["records"][f"{learner}.json"])
-        assert record["cells"] == full and not record["flags"], record
+        assert record["cells"] == {cell: {"score": points[cell], "max_score": marks[cell]}
+                                   for cell in marks} and not record["flags"], record
 
 
 def test_a_kernel_its_sandbox_cannot_start_is_the_graders_fault_not_the_learners(monkeypatch):

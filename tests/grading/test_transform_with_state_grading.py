@@ -35,7 +35,8 @@ FULL = FULL_MARKS[ASSIGNMENT]
 
 
 @pytest.mark.slow
-def test_a_classroom_is_graded_on_behaviour(tmp_path):
+def test_a_classroom_is_graded_on_behaviour(tmp_path, class_records):
+    course = tmp_path / "course"
     grades = autograde(ASSIGNMENT, {
         "solution": solution_notebook(ASSIGNMENT),
         "untouched": release_notebook(ASSIGNMENT),
@@ -46,7 +47,8 @@ def test_a_classroom_is_graded_on_behaviour(tmp_path):
             ASSIGNMENT, {"ttl_dedup": NO_TTL, "first_n": ROWS_IN_A_LIST},
             tmp_path / "no_ttl_and_rows.ipynb"),
         "snooper": write_submission(ASSIGNMENT, CHAPTER4, tmp_path / "snooper.ipynb"),
-    }, jobs=2)
+    }, workdir=course, answers_of=class_records.of(ASSIGNMENT), jobs=2)
+    class_records.keep(ASSIGNMENT, course)  # the sandbox's chapter 4 class grades on it
 
     assert grades["solution"].points() == FULL
     assert grades["untouched"].points() == dict.fromkeys(FULL, 0)
