@@ -154,7 +154,10 @@ class JudgeGradeCells(NbGraderPreprocessor):
 
         if not HANDOVER.judging:
             return nb, resources  # its kernel judged (see hand_over_answers)
-        self._seed = int(os.environ.get(SEED) or 0)
+        seed = os.environ.get(SEED, "")
+        # The run's seed, which the command gives every notebook: without it the cases
+        # cannot be drawn again, and that is the grader's fault, never seed 0's verdict.
+        self._seed = int(seed) if seed.isdigit() else None
         self._imported = locked_imports(nb)
         with answers.judging(HANDOVER.answers_file, HANDOVER.recorded):
             return super().preprocess(nb, resources)
@@ -209,6 +212,10 @@ class JudgeGradeCells(NbGraderPreprocessor):
                 != {**check.options, **asked.options}:
             lesson = "the answers handed in are not those of this grade cell's checks"
             return _error("CheckFailed", lesson, f"✘ {lesson}")
+        if self._seed is None:
+            cause = "the grading run gave this notebook's judge no seed to draw the cases with"
+            self._fault(cell, cause)
+            return _error("GraderFault", cause, f"⚠ not your code's fault: {cause}")
         try:
             message = judge_record(record, seed=self._seed, example=asked.example,
                                    options=asked.options)

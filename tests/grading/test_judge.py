@@ -152,6 +152,15 @@ def test_a_missing_recorded_answer_is_the_graders_fault(judging):
     assert event["event"] == "fault" and event["cell"] == "test_predict_emitted"
 
 
+def test_a_judge_given_no_seed_names_the_graders_fault_rather_than_judge_on_another(
+        judging, monkeypatch):
+    monkeypatch.delenv(SEED)
+    outputs = judged(graded(record_of(right)))
+    assert outputs[-1].ename == "GraderFault" and "no seed" in outputs[-1].evalue
+    (event,) = [json.loads(line) for line in judging.read_text().splitlines()]
+    assert event["event"] == "fault" and event["cell"] == "test_predict_emitted"
+
+
 def test_the_judges_answers_are_gone_once_it_has_judged(judging):
     from autograder import answers
     judged(graded(record_of(right), source="check_predicted_output(predict_emitted, example=True)"))
