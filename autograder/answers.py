@@ -64,8 +64,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
 
+from . import mode
 from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS, SHARED_ANSWERS
 from .feedback import GraderFault
+from .mode import Mode
 
 
 def _recorded() -> MappingProxyType:
@@ -146,8 +148,6 @@ RECORDED_CHECKPOINTS: Path | None = None
 #: The worked examples' answers, known before anybody asks, read-only.
 KNOWN: MappingProxyType = MappingProxyType({})
 _loaded = False
-#: True in the grading command's judging process: nothing is asked of Spark there.
-_judging = False
 _asked: dict[str, str] = {}
 #: The inputs this process made (:func:`spark_input`), as JSON.
 _inputs: dict[str, str] = {}
@@ -167,7 +167,7 @@ def load() -> None:
     grading folder is still open (:func:`autograder.grading.kernel_guard.install`);
     elsewhere the first question calls it."""
     global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded
-    asking = _asking()
+    asking = mode.current() is Mode.GRADED
     with _lock:
         if not _loaded:
             # A graded kernel only asks: it holds checkpoints (inputs) and no answer at all.
@@ -185,7 +185,7 @@ def judging(answers_file: str | os.PathLike | None,
     and a question they do not hold raises :class:`~autograder.feedback.GraderFault`
     instead of asking Spark (:mod:`autograder.grading.judge`). ``recorded``, when given, is
     that file's content, handed over in memory while the file itself is kept off the disk."""
-    global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging
+    global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded
     if recorded is not None:
         recorded = dict(recorded)
     elif answers_file:
@@ -197,17 +197,18 @@ def judging(answers_file: str | os.PathLike | None,
         recorded = {}
     beside = checkpoints_beside(answers_file) if answers_file else None
     with _lock:
-        before = RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging, dict(_asked)
+        before = RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, dict(_asked)
         RECORDED = MappingProxyType(recorded)
         RECORDED_CHECKPOINTS = beside if beside is not None and beside.is_dir() else None
         KNOWN = _known()
-        _loaded = _judging = True
+        _loaded = True
         _asked.clear()
     try:
-        yield
+        with mode.judge():
+            yield
     finally:
         with _lock:
-            RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, _judging, asked = before
+            RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded, asked = before
             _asked.clear()
             _asked.update(asked)
 
@@ -244,7 +245,7 @@ def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]
             key: found for key in keys
             if (found := _asked.get(key, RECORDED.get(key, KNOWN.get(key)))) is not None}
     missing = {key: about for key, about in zip(keys, abouts) if key not in known}
-    if missing and _judging:
+    if missing and mode.current() is Mode.JUDGE:
         raise _not_recorded(question)
     if missing:
         with _shared(list(missing), fresh is None or _share_afresh) as shared:
@@ -300,7 +301,7 @@ def _shared_folder() -> Path | None:
     """The folder this process shares answers through, if it may: never in a graded
     kernel or the judge."""
     folder = os.environ.get(SHARED_ANSWERS)
-    if not folder or _judging or _asking():
+    if not folder or mode.current() in (Mode.JUDGE, Mode.GRADED):
         return None
     Path(folder).mkdir(parents=True, exist_ok=True)
     return Path(folder)
@@ -431,12 +432,12 @@ def _known_checkpoints(question: str, about: Any,
             recorded = json.loads(RECORDED[key])
             if all((RECORDED_CHECKPOINTS / folder / str(i)).is_dir() for i in range(len(recorded))):
                 known, kept = RECORDED[key], RECORDED_CHECKPOINTS
-        elif known is None and _asking() and RECORDED_CHECKPOINTS is not None \
+        elif known is None and mode.current() is Mode.GRADED and RECORDED_CHECKPOINTS is not None \
                 and (RECORDED_CHECKPOINTS / folder).is_dir():
             # A graded kernel: the checkpoints, one folder per micro-batch, and no facts.
             count = sum(1 for entry in (RECORDED_CHECKPOINTS / folder).iterdir() if entry.is_dir())
             known, kept = json.dumps([None] * count), RECORDED_CHECKPOINTS
-    if known is None and (_judging or _asking()):
+    if known is None and mode.current() in (Mode.JUDGE, Mode.GRADED):
         # The judge has no Spark, and a graded kernel must not learn the facts by asking.
         raise _not_recorded(question)
     if known is None:
@@ -462,11 +463,6 @@ def _known_checkpoints(question: str, about: Any,
         with _lock:
             _kept_at[key] = kept
     return known, kept, folder
-
-
-def _asking() -> bool:
-    from .asking import asking_only
-    return asking_only()
 
 
 def _kept_checkpoints() -> Path:

@@ -31,14 +31,14 @@ import functools
 import hashlib
 import inspect
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .checking import seed_for, takes_the_learners_answer
-from .contract import ASKING
+from . import mode
 from .feedback import CheckFailed, TaskNotDone, ask, passed, plain
+from .mode import Mode
 
 #: The output type of a record of answers in a graded notebook (a Jupyter MIME bundle).
 RECORD_TYPE = "application/vnd.inside-spark-state-store.answers+json"
@@ -207,15 +207,14 @@ def declared(*, cases: Callable[..., list[Case]], ask: Callable[[Callable, Case,
 def spark_for_truth():
     """The session a judging half asks Spark's answers with: the course's, except in the
     grading command's judge, which has no Spark and reads the recorded answers (None)."""
-    from . import answers
     from .session import course_session
 
-    return None if answers._judging else course_session()
+    return None if mode.current() is Mode.JUDGE else course_session()
 
 
 def asking_only() -> bool:
     """Whether this kernel only asks (a graded kernel: the grading command judges)."""
-    return os.environ.get(ASKING) == "1"
+    return mode.current() is Mode.GRADED
 
 
 @takes_the_learners_answer("learner")

@@ -162,9 +162,9 @@ def test_a_judge_given_no_seed_names_the_graders_fault_rather_than_judge_on_anot
 
 
 def test_the_judges_answers_are_gone_once_it_has_judged(judging):
-    from autograder import answers
+    from autograder import mode
     judged(graded(record_of(right), source="check_predicted_output(predict_emitted, example=True)"))
-    assert not answers._judging
+    assert mode.current() is mode.Mode.SELF_CHECK
 
 
 def test_a_check_asked_in_a_graded_kernel_hands_in_answers_and_no_verdict(monkeypatch, capsys):

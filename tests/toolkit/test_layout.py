@@ -63,3 +63,56 @@ def test_the_rules_see_an_upward_import_and_a_path_edit():
     module = ast.parse("import sys\nsys.path.insert(0, '.')\nfrom tests.support import x\n")
     assert _imported(module) & COURSE_PACKAGES == {"tests"}
     assert _edits_sys_path(module)
+
+
+def _package_imports(package: Path) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports, wherever in it (a function's import
+    included: a circle hidden inside functions is still a circle)."""
+    modules = {}
+    for path in sorted(package.rglob("*.py")):
+        name = ".".join(path.relative_to(package.parent).with_suffix("").parts)
+        modules[name.removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = here.split(".")[:len(here.split(".")) - node.level + 1] if node.level else []
+                target = ".".join([*base, *([node.module] if node.module else [])])
+                reached = [target, *(f"{target}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                reached = [alias.name for alias in node.names]
+            else:
+                continue
+            graph[name] |= {module for module in reached if module in modules and module != name}
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round about."""
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for module in graph[todo.pop()] - seen:
+                seen.add(module)
+                todo.append(module)
+        return seen
+
+    reached = {module: reach(module) for module in graph}
+    return sorted({tuple(sorted({module} | {other for other in reached[module]
+                                            if module in reached[other]}))
+                   for module in graph if module in reached[module]})
+
+
+def test_no_module_of_the_toolkit_imports_itself_round_about():
+    assert _circles(_package_imports(ROOT / "autograder")) == []
+
+
+def test_a_circle_through_a_functions_import_is_found(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .b import x\n")
+    (package / "b.py").write_text("def x():\n    from . import a\n")
+    (package / "c.py").write_text("from . import a\n")
+    assert _circles(_package_imports(package)) == [("pkg.a", "pkg.b")]
