@@ -6,7 +6,7 @@ exercises/<assignment>/  is the *release* that `nbgrader generate_assignment` wr
 """
 import os
 
-from autograder.contract import CELL_TIMEOUT
+from autograder.contract import CELL_TIMEOUT, COURSE_ID
 from autograder.grading.nbgrader_setup import CODE_STUB
 
 c = get_config()  # noqa: F821 - provided by nbgrader
@@ -14,7 +14,7 @@ c = get_config()  # noqa: F821 - provided by nbgrader
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "exercises"
-c.CourseDirectory.course_id = "inside-spark-state-store"
+c.CourseDirectory.course_id = COURSE_ID
 
 # A grade cell runs Spark micro-batches: give each cell room, but never forever (the same
 # limit as the grading command's and the self-check's).

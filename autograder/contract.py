@@ -14,6 +14,9 @@ for it.
 #: and a grading run (:class:`autograder.grading.processes.GradingLimits`) both stop it: a
 #: cell the self-check lets finish is not stopped when graded.
 CELL_TIMEOUT = 300
+#: The course's name to nbgrader (its gradebook, its exchange folders): the repository's
+#: nbgrader configuration and the one the grading command writes both give it.
+COURSE_ID = "inside-spark-state-store"
 #: The seed of the run's streams: every notebook of a class is graded on the same ones.
 #: Set by hand, it replays a run's streams (``COURSE_SEED=226771``).
 SEED = "COURSE_SEED"

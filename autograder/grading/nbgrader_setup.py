@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..contract import COURSE_ID
+
 #: nbgrader's placeholder for a solution in the released notebook.
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 #: The error a cell stopped at the time limit shows (:func:`~.verdict.cells_out_of_time`
@@ -36,7 +38,7 @@ def configure(c, config_file: str) -> None:
     root = Path(config_file).resolve().parent
     limits = read_limits(root)
     c.CourseDirectory.root = str(root)
-    c.CourseDirectory.course_id = "inside-spark-state-store"
+    c.CourseDirectory.course_id = COURSE_ID
     c.CourseDirectory.source_directory = "source"
     c.CourseDirectory.release_directory = "release"
     c.CourseDirectory.db_url = f"sqlite:///{root}/gradebook.db"

@@ -25,13 +25,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.contract import COURSE_ID
 from autograder.grading import REPOSITORY
 from autograder.grading.course import nbgrader_env
 from corpora.submissions import FULL_MARKS, release_notebook, solution_notebook, solved_release
 
 ASSIGNMENT = "01_global_limit"
 NOTEBOOK = f"{ASSIGNMENT}.ipynb"
-COURSE_ID = "inside-spark-state-store"
 FULL = sum(FULL_MARKS[ASSIGNMENT].values())
 #: How a platform names a downloaded file (nbgrader's documented example of one):
 #: ``<assignment>_<learner>_attempt_<time>_<file>.ipynb``.
