@@ -41,20 +41,17 @@ the course's queries or its Spark version unnoticed.
 Processes that ask the same questions side by side (the test suite's two workers) can
 **share** what Spark answered: with :data:`~autograder.contract.SHARED_ANSWERS` naming a
 folder, an answer asked in one process is kept there and read by the others, each question
-under its own lock so that two processes that ask it together run it once. A solution's
-run records what it read there as it would Spark's answer (the tests' grading runs share
-it); a graded kernel and the judge never use it: one only asks, the other only judges.
+under its own lock so that two processes that ask it together run it once
+(:mod:`autograder.shared_answers`). A solution's run records what it read there as it would
+Spark's answer (the tests' grading runs share it); a graded kernel and the judge never use
+it: one only asks, the other only judges.
 
 Importing this module reads no file: :func:`load` does, once per process, called by the
 grading guard in a grading kernel and by the first question anywhere else.
 """
 from __future__ import annotations
 
-import atexit
 import contextlib
-import fcntl
-import functools
-import hashlib
 import json
 import os
 import shutil
@@ -65,9 +62,12 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
 
 from . import mode
-from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS, SHARED_ANSWERS
+from . import shared_answers as sharing
+from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS
 from .feedback import GraderFault
 from .mode import Mode
+from .process_folder import own_folder
+from .shared_answers import digest, write_whole
 
 
 def _recorded() -> MappingProxyType:
@@ -97,37 +97,6 @@ def checkpoints_beside(answers_file: str | os.PathLike) -> Path:
     return Path(answers_file).with_suffix(".checkpoints")
 
 
-@functools.cache
-def _scratch() -> Path:
-    """This process's own folder for copies of checkpoints, removed when it exits.
-
-    A process that is killed (a kernel stopped by the grader, a test worker ended by its
-    parent) never runs its exit handlers, so the folder is named after the process and the
-    next process that makes one removes those of processes that are gone.
-    """
-    parent = Path(tempfile.gettempdir())
-    for stale in parent.glob(f"{_SCRATCH_PREFIX}*-*"):
-        pid = stale.name[len(_SCRATCH_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(stale, ignore_errors=True)
-    folder = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-", dir=parent))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
-
-
-_SCRATCH_PREFIX = "spark-checkpoints-"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True   # someone else's process
-    return True
-
-
 def _recorded_checkpoints() -> Path | None:
     """A private copy of the checkpoints recorded for this run (None without any): those
     beside the answers file, or, in a graded learner's kernel, the folder it is given."""
@@ -136,7 +105,7 @@ def _recorded_checkpoints() -> Path | None:
     if not folder or not Path(folder).is_dir():
         return None
     try:
-        return Path(shutil.copytree(folder, _scratch() / "recorded"))
+        return Path(shutil.copytree(folder, own_folder() / "recorded"))
     except OSError:
         return None  # the checks ask Spark again
 
@@ -248,7 +217,7 @@ def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]
     if missing and mode.current() is Mode.JUDGE:
         raise _not_recorded(question)
     if missing:
-        with _shared(list(missing), fresh is None or _share_afresh) as shared:
+        with sharing.holding(list(missing), fresh is None or _share_afresh) as shared:
             for key in [key for key in missing if key in shared]:
                 known[key] = _remember(key, json.loads(shared.pop(key)))
                 if fresh is not None:
@@ -264,51 +233,6 @@ def spark_answers(question: str, abouts: list, ask_spark: Callable[[list], list]
                     if fresh is not None:
                         fresh[key] = json.loads(known[key])
     return [json.loads(known[key]) for key in keys]
-
-
-class _SharedAnswers(dict):
-    """The answers the shared folder holds for some questions, while their locks are held;
-    an answer set here is written to the folder for the other processes."""
-
-    def __init__(self, folder: Path, found: dict[str, str]):
-        super().__init__(found)
-        self.folder = folder
-
-    def __setitem__(self, key: str, answer: str) -> None:
-        super().__setitem__(key, answer)
-        _write_whole(self.folder / f"{_digest(key)}.json", answer)
-
-
-@contextlib.contextmanager
-def _shared(keys: list[str], share: bool = True) -> Iterator[dict[str, str]]:
-    """The answers other processes left in the shared folder for ``keys``, with each key's
-    lock held meanwhile (taken in one order, so no two processes each wait for the other).
-    Without a shared folder, or where this process must not use one, a plain dict."""
-    folder = _shared_folder()
-    if not share or folder is None:
-        yield {}
-        return
-    with contextlib.ExitStack() as held:
-        for name in sorted({_digest(key) for key in keys}):
-            lock = held.enter_context(open(folder / f"{name}.lock", "w"))
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        found = {key: path.read_text() for key in keys
-                 if (path := folder / f"{_digest(key)}.json").is_file()}
-        yield _SharedAnswers(folder, found)
-
-
-def _shared_folder() -> Path | None:
-    """The folder this process shares answers through, if it may: never in a graded
-    kernel or the judge."""
-    folder = os.environ.get(SHARED_ANSWERS)
-    if not folder or mode.current() in (Mode.JUDGE, Mode.GRADED):
-        return None
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    return Path(folder)
-
-
-def _digest(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 @contextlib.contextmanager
@@ -371,7 +295,7 @@ def spark_input(question: str, about: Any, make: Callable[[], Any]) -> Any:
     """
     load()
     key = _key(question, about)
-    name = f"{_digest(key)}.json"
+    name = f"{digest(key)}.json"
     if _asked_afresh is None:
         with _lock:
             made = _inputs.get(key)
@@ -386,7 +310,7 @@ def spark_input(question: str, about: Any, make: Callable[[], Any]) -> Any:
     record = os.environ.get(RECORD_ANSWERS)
     if record:
         checkpoints_beside(record).mkdir(parents=True, exist_ok=True)
-        _write_whole(checkpoints_beside(record) / name, made)
+        write_whole(checkpoints_beside(record) / name, made)
     return json.loads(made)
 
 
@@ -401,7 +325,7 @@ def spark_checkpoints(question: str, about: Any,
     per micro-batch, each copy new and the caller's own.
     """
     known, kept, folder = _known_checkpoints(question, about, run_query)
-    copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch()))
+    copies = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=own_folder()))
     return [(fact, str(shutil.copytree(kept / folder / str(i), copies / str(i))))
             for i, fact in enumerate(json.loads(known))]
 
@@ -412,7 +336,7 @@ def spark_checkpoint(question: str, about: Any,
     """Micro-batch ``index`` of :func:`spark_checkpoints` alone: its fact and a copy of its
     checkpoint, the others' not copied (a check that hands one checkpoint per case)."""
     known, kept, folder = _known_checkpoints(question, about, run_query)
-    copy = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=_scratch())) / str(index)
+    copy = Path(tempfile.mkdtemp(prefix="checkpoints-", dir=own_folder())) / str(index)
     return json.loads(known)[index], str(shutil.copytree(kept / folder / str(index), copy))
 
 
@@ -422,7 +346,7 @@ def _known_checkpoints(question: str, about: Any,
     and their sub-folder there; Spark runs the query only if nobody has yet."""
     load()
     key = _key(question, about)
-    folder = _digest(key)
+    folder = digest(key)
     with _lock:
         known = _asked.get(key)
         kept = _kept_at.get(key) if known is not None else None
@@ -441,7 +365,7 @@ def _known_checkpoints(question: str, about: Any,
         # The judge has no Spark, and a graded kernel must not learn the facts by asking.
         raise _not_recorded(question)
     if known is None:
-        with _shared([key]) as shared:
+        with sharing.holding([key]) as shared:
             elsewhere = getattr(shared, "folder", kept)   # where the other processes look
             if key in shared:
                 if elsewhere != kept:   # a solution's run keeps its copies with its record
@@ -472,19 +396,11 @@ def _kept_checkpoints() -> Path:
     record = os.environ.get(RECORD_ANSWERS)
     if record:
         return checkpoints_beside(record)
-    return _shared_folder() or _scratch() / "asked"
+    return sharing.folder() or own_folder() / "asked"
 
 
 def _write_record() -> None:
     path = os.environ.get(RECORD_ANSWERS)
     if not path:
         return
-    _write_whole(Path(path), json.dumps(_asked, indent=0, sort_keys=True))
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """Write ``path`` so that a reader finds it whole or not at all (another process may be
-    reading the folder, and this one may be killed mid-write)."""
-    partial = path.with_name(f"{path.name}.partial")
-    partial.write_text(text)
-    partial.replace(path)
+    write_whole(Path(path), json.dumps(_asked, indent=0, sort_keys=True))
