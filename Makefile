@@ -61,10 +61,10 @@ lab: env
 # make check NOTEBOOK=exercises/01_global_limit/01_global_limit.ipynb, or every notebook.
 NOTEBOOK ?= $(wildcard exercises/*/*.ipynb)
 check: env
-	$(BIN)/python -m autograder.check_notebook $(NOTEBOOK)
+	$(BIN)/python -m autograder.checks.check_notebook $(NOTEBOOK)
 
 # Spark's answers to the worked examples, recorded so a learner's self-check needs no Spark
-# run (autograder/answers.py); tests/toolkit/test_known_answers.py says when to run it again.
+# run (autograder/checks/answers.py); tests/toolkit/test_known_answers.py says when to run it again.
 known-answers: env
 	$(BIN)/python -m scripts.record_known_answers
 

@@ -5,12 +5,12 @@ in every kernel, and the grading machinery is the side that needs the toolkit, n
 other way round. A grading run talks to each kernel it starts through environment variables, and both
 sides import their names from here: the command sets them (:mod:`autograder.grading.grader`,
 :mod:`autograder.grading.reference`), the course's toolkit reads them inside the kernel
-(:mod:`autograder.feedback`, :mod:`autograder.session`, :mod:`autograder.answers`,
+(:mod:`autograder.checks.feedback`, :mod:`autograder.toolkit.session`, :mod:`autograder.checks.answers`,
 :mod:`autograder.grading.kernel_guard`). This module imports nothing: a kernel pays nothing
 for it.
 """
 
-#: Seconds one cell may run, as a learner's self-check (:mod:`autograder.check_notebook`)
+#: Seconds one cell may run, as a learner's self-check (:mod:`autograder.checks.check_notebook`)
 #: and a grading run (:class:`autograder.grading.processes.GradingLimits`) both stop it: a
 #: cell the self-check lets finish is not stopped when graded.
 CELL_TIMEOUT = 300
@@ -31,7 +31,7 @@ GUARD_DENY = "AUTOGRADER_GUARD_DENY"
 #: reads them to judge; a learner's kernel is never given this name.
 ANSWERS = "AUTOGRADER_ANSWERS"
 #: Set to "1" in a graded learner's kernel: the checks only ask the learner's code and write
-#: its answers down; the grading command judges them (:mod:`autograder.asking`).
+#: its answers down; the grading command judges them (:mod:`autograder.checks.asking`).
 ASKING = "AUTOGRADER_ASKING"
 #: The checkpoints the run's solution notebook recorded (inputs some checks hand to a
 #: learner's reader), for a graded learner's kernel: a folder, without Spark's answers.
@@ -49,9 +49,9 @@ SHARED_SERVER = "AUTOGRADER_SPARK_REMOTE"
 #: no longer refuses to start processes.
 SANDBOXED = "AUTOGRADER_SANDBOXED"
 #: The audit event a reference answer of the course raises when a learner's answer runs it
-#: (:func:`autograder.checking.reference_answer`); the kernel's guard records it.
+#: (:func:`autograder.checks.checking.reference_answer`); the kernel's guard records it.
 BORROWED = "autograder.reference_borrowed"
 #: The audit event the course's checks raise when what failed is not the learner's
-#: (:class:`autograder.feedback.GraderFault`); the kernel's guard records it, and the
+#: (:class:`autograder.checks.feedback.GraderFault`); the kernel's guard records it, and the
 #: command grades that notebook again instead of scoring it.
 GRADER_FAULT = "autograder.grader_fault"

@@ -225,7 +225,7 @@ CASES: dict[str, Case] = {
         "for path in glob.glob('../../../*.db'):\n"
         "    db.connect(path).execute('update grade set auto_score = 99')\n")},
         solved=("predict_state",)), STATE_ONLY),
-    # Spark's Python is a script in a folder of the grading run (autograder.warm_python):
+    # Spark's Python is a script in a folder of the grading run (autograder.toolkit.warm_python):
     # without it, the notebooks graded after this one would have no Python for a processor
     "removes_spark_python": Case(notebook({"predict_emitted": (
         "import os\n"
@@ -237,7 +237,7 @@ CASES: dict[str, Case] = {
         "    return [batch['emitted'] for batch in limit_run(spark, sizes, limit)]\n")},
         solved=("predict_state",)), ZERO, flagged=True),
     # the course's reference reached at run time, where no scan of the text sees it: the
-    # guard records the call (autograder.checking.reference_answer), whichever the route
+    # guard records the call (autograder.checks.checking.reference_answer), whichever the route
     "borrows_through_sys_modules": Case(notebook({"predict_emitted": (
         "import sys\n"
         "def predict_emitted(sizes, limit):\n"

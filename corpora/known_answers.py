@@ -7,7 +7,7 @@ import contextlib
 import io
 from typing import Any
 
-from autograder.answers import asking_spark
+from autograder.checks.answers import asking_spark
 from corpora.submissions import solved_release
 
 #: The assignments whose self-checks ask Spark questions with known answers (chapter 4's:

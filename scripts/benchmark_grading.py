@@ -7,7 +7,7 @@
 3. **floor**: the Spark work alone: in one Python process with Spark already started, the
    same learner code and the same grade cells, no kernels, no nbgrader. Like the command,
    it grades every notebook on one run's streams, so Spark's answers for them are asked
-   once (:mod:`autograder.answers`).
+   once (:mod:`autograder.checks.answers`).
 
     python -m scripts.benchmark_grading --count 30 --jobs 2 [--assignment 04_transform_with_state]
 
@@ -43,7 +43,7 @@ from autograder.contract import SEED
 from autograder.grading import REPOSITORY
 from autograder.grading.nbgrader_setup import CODE_STUB
 from autograder.grading.processes import GradingLimits
-from autograder.warm_python import worker_python
+from autograder.toolkit.warm_python import worker_python
 from corpora.learners import CHAPTERS, learners
 from corpora.submissions import release_notebook, solution_notebook
 from scripts.records import machine, write_record
@@ -88,7 +88,7 @@ def make_class(assignment: str, folder: Path, count: int) -> dict[str, Path]:
 
 
 def env(repository: Path = ROOT) -> dict[str, str]:
-    # Spark's Python as the course's session sets it (autograder.warm_python), for stock
+    # Spark's Python as the course's session sets it (autograder.toolkit.warm_python), for stock
     # nbgrader's kernels as for the command's: what is compared is how nbgrader is run.
     run_env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": worker_python()}
     run_env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{run_env['PATH']}"
@@ -172,7 +172,7 @@ def _moment(text: str) -> float:
 def floor(assignment: str, class_: dict[str, Path]) -> float:
     """Run every submission's cells in this process, on a Spark started beforehand."""
     from autograder import course_session
-    from autograder.feedback import fresh_seed
+    from autograder.checks.feedback import fresh_seed
     course_session()  # start-up is not part of the floor
     os.environ[SEED] = str(fresh_seed())  # one run, one set of streams
     graded = nbformat.read(solution_notebook(assignment), 4)

@@ -6,7 +6,7 @@ Chapter 4 is measured both ways, the two ways alternating so that the machine's 
 on both:
 
 * **warm**: as the course runs now, Spark's Python is the script of
-  :mod:`autograder.warm_python`, which forks each driver worker from a warm process;
+  :mod:`autograder.toolkit.warm_python`, which forks each driver worker from a warm process;
 * **cold**: Spark's Python is this interpreter itself, as before: every driver worker is a
   fresh ``python -m pyspark.sql.streaming.transform_with_state_driver_worker``.
 
@@ -39,7 +39,7 @@ from scripts.records import machine, write_record
 from autograder.grading import autograde
 from autograder.grading import connect_server
 from autograder.grading.connect_server import ConnectServer
-from autograder.warm_python import worker_python
+from autograder.toolkit.warm_python import worker_python
 from corpora.submissions import release_notebook, solution_notebook, solved_release
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ what they took last time) and stores them in the cache. The build that follows t
 every page executed, renders it, and fails on any warning (``--warningiserror``).
 
 Each page still runs in a fresh kernel, but the kernels of one worker of the pool share a
-driver JVM (:class:`autograder.session.SharedDriver`), one page after the other, each with
+driver JVM (:class:`autograder.toolkit.session.SharedDriver`), one page after the other, each with
 its own SparkContext: a page does not pay for starting Spark's JVM and for running its
 code cold (docs/benchmarks.md: the 9 pages in 122 s and 233 s of CPU, against 163 s and
 330 s with a JVM each).
@@ -78,7 +78,7 @@ def execute(page: Path, timeout: int, driver=None) -> tuple[str, str | None, flo
     executed notebook as JSON (None if a cell failed), the seconds, and the report of the
     failed cell (:func:`failure_report`).
 
-    ``driver``: an :class:`autograder.session.SharedDriver` the kernel's Spark runs in, and
+    ``driver``: an :class:`autograder.toolkit.session.SharedDriver` the kernel's Spark runs in, and
     which is released afterwards (else the kernel starts a JVM of its own)."""
     notebook = page_notebook(page)
     settings = notebook.metadata.get("execution", {})  # a page may set its own, as in myst-nb
@@ -100,7 +100,7 @@ def execute(page: Path, timeout: int, driver=None) -> tuple[str, str | None, flo
     return str(page), nbformat.writes(notebook), seconds, None
 
 
-#: This worker process's shared driver JVMs (``autograder.session.SharedDriver``), by the
+#: This worker process's shared driver JVMs (``autograder.toolkit.session.SharedDriver``), by the
 #: folder their pages run in.
 _drivers: dict = {}
 
@@ -108,7 +108,7 @@ _drivers: dict = {}
 def execute_in_worker(page: Path, timeout: int) -> tuple[str, str | None, float, str | None]:
     """:func:`execute`, in a worker of the pool: every page this process runs in a folder
     uses one driver JVM (started with the first, and again if it died)."""
-    from autograder.session import SharedDriver
+    from autograder.toolkit.session import SharedDriver
 
     driver = _drivers.get(page.parent)
     if driver is None or not driver.alive:

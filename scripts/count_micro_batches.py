@@ -6,7 +6,7 @@ In a class, Spark's answers come from the solution's one run, so a graded notebo
 Spark work is the learner's queries: their micro-batches (the no-data ones included) are
 what its grading costs. This script plays that in one process: it runs each grade cell's
 check of the solution notebook on the graded streams of ``--seed`` once, so that the
-course's own runs are remembered (:mod:`autograder.answers`), then once more while a
+course's own runs are remembered (:mod:`autograder.checks.answers`), then once more while a
 streaming query listener counts every query started and every micro-batch reported. The
 second pass is what a learner's kernel runs when graded. Spark-heavy: run it alone.
 It writes a record ``micro-batches`` (every assignment's totals, and each task's).
@@ -35,7 +35,7 @@ def count(assignment: str, seed: int) -> list[tuple[str, int, int, float]]:
     """(task, queries started, micro-batches, seconds) of the second pass, per grade cell."""
     from pyspark.sql.streaming import StreamingQueryListener
 
-    from autograder.session import course_session
+    from autograder.toolkit.session import course_session
 
     class Counter(StreamingQueryListener):
         def __init__(self):

@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from autograder.asking import CHECKS
+from autograder.checks.asking import CHECKS
 from scripts.mutation_testing import SPARK_TASKS, TASKS, fixed_cases
 from corpora.learners import learners
 

@@ -110,27 +110,27 @@ def _task(assignment, grade_id, check, cells=None, function=None, on_spark=False
 #: The tasks measured: every task whose learner code is a plain Python function. Chapter 3's
 #: predict_metrics calls the simulate() its predict_output cell defines.
 TASKS = (
-    _task("01_global_limit", "predict_emitted", "autograder.global_limit.check_predicted_output"),
-    _task("01_global_limit", "predict_state", "autograder.global_limit.check_predicted_state"),
+    _task("01_global_limit", "predict_emitted", "autograder.chapters.global_limit.check_predicted_output"),
+    _task("01_global_limit", "predict_state", "autograder.chapters.global_limit.check_predicted_state"),
     _task("02_aggregation_planning", "predict_counts",
-          "autograder.aggregation_planning.check_predicted_counts"),
+          "autograder.chapters.aggregation_planning.check_predicted_counts"),
     _task("02_aggregation_planning", "predict_metrics",
-          "autograder.aggregation_planning.check_predicted_metrics"),
+          "autograder.chapters.aggregation_planning.check_predicted_metrics"),
     _task("03_state_store_save", "predict_output",
-          "autograder.state_store_save.check_predicted_output"),
+          "autograder.chapters.state_store_save.check_predicted_output"),
     _task("03_state_store_save", "predict_metrics",
-          "autograder.state_store_save.check_predicted_metrics",
+          "autograder.chapters.state_store_save.check_predicted_metrics",
           cells=(("predict_output", ("predict_output",)), ("predict_metrics", ()))),
     _task("03_state_store_save", "smallest_delay",
-          "autograder.state_store_save.check_smallest_delay"),
-    _task("03_state_store_save", "update_step", "autograder.state_store_save.check_update_step"),
-    _task("05_state_store", "predict_files", "autograder.state_store_files.check_predicted_files"),
-    _task("05_state_store", "restart_error", "autograder.state_store_files.check_restart_outcome"),
+          "autograder.chapters.state_store_save.check_smallest_delay"),
+    _task("03_state_store_save", "update_step", "autograder.chapters.state_store_save.check_update_step"),
+    _task("05_state_store", "predict_files", "autograder.chapters.state_store_files.check_predicted_files"),
+    _task("05_state_store", "restart_error", "autograder.chapters.state_store_files.check_restart_outcome"),
     _task("06_stream_stream_join", "predict_buffered",
-          "autograder.stream_join_checks.check_predicted_buffers"),
+          "autograder.chapters.stream_join_checks.check_predicted_buffers"),
     _task("06_stream_stream_join", "predict_unmatched",
-          "autograder.stream_join_checks.check_predicted_unmatched"),
-    _task("06_stream_stream_join", "accepted", "autograder.stream_join_checks.check_accepted"),
+          "autograder.chapters.stream_join_checks.check_predicted_unmatched"),
+    _task("06_stream_stream_join", "accepted", "autograder.chapters.stream_join_checks.check_accepted"),
 )
 
 #: The tasks whose learner code Spark runs, or reads what Spark wrote: queries, chapter 4's
@@ -140,25 +140,25 @@ TASKS = (
 _spark_task = functools.partial(_task, on_spark=True)
 SPARK_TASKS = (
     _spark_task("01_global_limit", "emitted_so_far",
-                "autograder.global_limit.check_counter_reader"),
-    _spark_task("01_global_limit", "first_clicks", "autograder.global_limit.check_first_clicks"),
+                "autograder.chapters.global_limit.check_counter_reader"),
+    _spark_task("01_global_limit", "first_clicks", "autograder.chapters.global_limit.check_first_clicks"),
     _spark_task("02_aggregation_planning", "aggregate_modes",
-                "autograder.aggregation_planning.check_aggregate_modes"),
+                "autograder.chapters.aggregation_planning.check_aggregate_modes"),
     _spark_task("02_aggregation_planning", "sessions",
-                "autograder.aggregation_planning.check_sessions"),
+                "autograder.chapters.aggregation_planning.check_sessions"),
     _spark_task("04_transform_with_state", "session_tracker",
-                "autograder.transform_with_state.check_session_tracker", function="SessionTracker"),
+                "autograder.chapters.transform_with_state.check_session_tracker", function="SessionTracker"),
     _spark_task("04_transform_with_state", "ttl_dedup",
-                "autograder.transform_with_state.check_ttl_dedup", function="TtlDedup"),
+                "autograder.chapters.transform_with_state.check_ttl_dedup", function="TtlDedup"),
     _spark_task("04_transform_with_state", "starting_counts",
-                "autograder.transform_with_state.check_starting_counts", function="StartingCounts"),
+                "autograder.chapters.transform_with_state.check_starting_counts", function="StartingCounts"),
     _spark_task("04_transform_with_state", "first_n",
-                "autograder.transform_with_state.check_first_n", function="FirstN"),
-    _spark_task("05_state_store", "counts_at", "autograder.state_store_files.check_state_reader"),
+                "autograder.chapters.transform_with_state.check_first_n", function="FirstN"),
+    _spark_task("05_state_store", "counts_at", "autograder.chapters.state_store_files.check_state_reader"),
     _spark_task("05_state_store", "runs_again",
-                "autograder.state_store_files.check_restart_reader"),
+                "autograder.chapters.state_store_files.check_restart_reader"),
     _spark_task("06_stream_stream_join", "rows_per_key",
-                "autograder.stream_join_checks.check_rows_per_key"),
+                "autograder.chapters.stream_join_checks.check_rows_per_key"),
 )
 TASKS_BY_NAME = {task.name: task for task in TASKS + SPARK_TASKS}
 
@@ -212,7 +212,7 @@ def reference_source(task: Task, cells: dict[str, str] | None = None) -> str:
 def check_of(task: Task):
     import importlib
 
-    from autograder.asking import CHECKS
+    from autograder.checks.asking import CHECKS
 
     importlib.import_module(task.check.rsplit(".", 1)[0])
     return CHECKS[task.check]
@@ -220,7 +220,7 @@ def check_of(task: Task):
 
 def fixed_cases(check) -> list:
     """The check's fixed cases (their labels say "(a fixed stream")."""
-    from autograder.checking import FIXED
+    from autograder.checks.checking import FIXED
 
     cases = check.cases(seed=SEED, example=False, **check.options)
     return [case for case in cases if f"({FIXED}" in case.label]
@@ -231,24 +231,24 @@ def without_spark(answers_file: Path = FIXED_ANSWERS) -> Iterator[None]:
     """Inside the block the checks judge with the recorded answers and no Spark: a question
     they do not hold raises GraderFault, and the chapters' ``course_session`` gives None
     (chapter 3's smallest_delay asks its run through it, answered from the record)."""
-    import autograder.aggregation_planning
-    import autograder.answers
-    import autograder.global_limit
-    import autograder.state_store_files
-    import autograder.state_store_save
+    import autograder.chapters.aggregation_planning
+    import autograder.checks.answers
+    import autograder.chapters.global_limit
+    import autograder.chapters.state_store_files
+    import autograder.chapters.state_store_save
 
-    import autograder.session
+    import autograder.toolkit.session
 
     def no_spark():
         raise RuntimeError("no Spark here: the fixed cases are judged on recorded answers")
 
-    modules = (autograder.global_limit, autograder.aggregation_planning,
-               autograder.state_store_save, autograder.state_store_files)
+    modules = (autograder.chapters.global_limit, autograder.chapters.aggregation_planning,
+               autograder.chapters.state_store_save, autograder.chapters.state_store_files)
     with contextlib.ExitStack() as stack:
-        stack.enter_context(mock.patch.object(autograder.session, "course_session", no_spark))
+        stack.enter_context(mock.patch.object(autograder.toolkit.session, "course_session", no_spark))
         for module in modules:
             stack.enter_context(mock.patch.object(module, "course_session", lambda: None))
-        stack.enter_context(autograder.answers.judging(answers_file))
+        stack.enter_context(autograder.checks.answers.judging(answers_file))
         yield
 
 
@@ -277,7 +277,7 @@ def judge_fixed_cases(task: Task, function: Callable, cases: list | None = None)
     """Ask ``function`` on the task's fixed cases and judge its answers: raises the first
     lesson (or error), returns when every fixed case agrees with Spark. Call it inside
     :func:`without_spark` (or with Spark at hand, to record answers)."""
-    from autograder.asking import ask_case
+    from autograder.checks.asking import ask_case
 
     check = check_of(task)
     for case in fixed_cases(check) if cases is None else cases:
@@ -290,8 +290,8 @@ def verdict(task: Task, function: Callable, cases: list | None = None, *,
     or ``("error", what went wrong in the check)``: a mutant killed by an error the check
     raised rather than by a lesson. GraderFault (an answer not recorded) is raised.
     ``seconds``: the time limit per case (None: none, when Spark answers)."""
-    from autograder.asking import ask_case
-    from autograder.feedback import CheckFailed, GraderFault
+    from autograder.checks.asking import ask_case
+    from autograder.checks.feedback import CheckFailed, GraderFault
 
     check = check_of(task)
     for case in fixed_cases(check) if cases is None else cases:
@@ -563,7 +563,7 @@ def what_was_mutated(task: Task) -> dict[str, str]:
     import hashlib
     import importlib
 
-    from autograder.asking import cases_digest
+    from autograder.checks.asking import cases_digest
 
     def digest(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()[:16]

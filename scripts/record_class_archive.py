@@ -11,7 +11,7 @@ classes before its first micro-batch, so this is most of what starting it costs.
 The script starts a course session in a child process with the first option, runs what the
 chapters run (a stateful aggregation with its state and metadata read back, and a
 transformWithState query), stops it, waits for the JVM to write the archive, and moves the
-archive to :data:`autograder.session.CLASS_ARCHIVE`, which every course session (and the
+archive to :data:`autograder.toolkit.session.CLASS_ARCHIVE`, which every course session (and the
 grading server) then maps. On two cores, a new process starting a course session and
 running its first stateful query takes 12-17 s without the archive, 7-8.5 s with it
 (docs/benchmarks.md).
@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder.session import CLASS_ARCHIVE
+from autograder.toolkit.session import CLASS_ARCHIVE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: writes the archive on its way out, after its Python parent closes its stdin).
 RECORD = """
 import sys
-from autograder.session import COURSE_CONF, driver_java_options
+from autograder.toolkit.session import COURSE_CONF, driver_java_options
 COURSE_CONF["spark.driver.extraJavaOptions"] = driver_java_options(record_classes_to=sys.argv[1])
 from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor

@@ -6,7 +6,7 @@ Writes ``tests/support/fixed_answers.json``: every question the checks of the ta
 ``scripts/mutation_testing.py`` measures ask on their **fixed cases**, with Spark's answer,
 in the format of a grading run's answers file (key ``"<question> <json of the inputs>"``,
 value the JSON text of the answer). With it the mutation tests judge without Spark
-(``autograder.answers.judging``).
+(``autograder.checks.answers.judging``).
 
 Every answer is Spark's own, asked in this run: the course's known answers (the worked
 examples') are set aside, and what Spark answers is captured the way a grading run
@@ -60,8 +60,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="fixed-answers-") as folder:
         record = Path(folder) / "answers.json"
         os.environ[RECORD_ANSWERS] = str(record)
-        from autograder import answers
-        from autograder.session import course_session
+        from autograder.checks import answers
+        from autograder.toolkit.session import course_session
 
         course_session()
         answers.load()

@@ -1,4 +1,4 @@
-"""Record Spark's answers to the worked examples into autograder/known_answers.json.
+"""Record Spark's answers to the worked examples into autograder/checks/known_answers.json.
 
     make known-answers        (or: .venv/bin/python -m scripts.record_known_answers)
 
@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from autograder import course_session
-from autograder.answers import KNOWN_ANSWERS_FILE
+from autograder.checks.answers import KNOWN_ANSWERS_FILE
 from corpora.known_answers import all_worked_example_answers
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ graded kernel its own local Spark instead, as stock nbgrader would.
 """
 import pytest
 
-from autograder.session import course_session
+from autograder.toolkit.session import course_session
 from tests.support import classroom_fixtures
 
 #: The shared grading server's fixtures (pytest finds fixtures by the conftest's names).

@@ -3,8 +3,8 @@
 Starting Spark costs 5-9 s; grading a class with one Spark per notebook pays it for every
 learner. :class:`ConnectServer` starts **one** Spark Connect server for the whole run, on
 the loopback interface and a free port, with the course's configuration
-(:data:`autograder.session.COURSE_CONF`). Each grading kernel then gets its own Connect
-session from :func:`autograder.session.course_session` (through ``SPARK_REMOTE``), so
+(:data:`autograder.toolkit.session.COURSE_CONF`). Each grading kernel then gets its own Connect
+session from :func:`autograder.toolkit.session.course_session` (through ``SPARK_REMOTE``), so
 learners share the JVM but not their sessions, temporary views or streaming queries.
 
 :class:`StandaloneCluster` starts a Spark standalone master and one worker on loopback,
@@ -32,8 +32,8 @@ from typing import Iterable
 
 import pyspark
 
-from ..session import COURSE_CONF, LOCAL_MASTER, driver_java_options
-from ..warm_python import worker_python
+from ..toolkit.session import COURSE_CONF, LOCAL_MASTER, driver_java_options
+from ..toolkit.warm_python import worker_python
 from .hidden_folders import hiding
 
 #: The pip package of PySpark is a complete Spark distribution (bin/, sbin/, jars/).
@@ -68,7 +68,7 @@ def spark_env(**extra: str) -> dict[str, str]:
            # (pyspark.util.local_connect_and_auth); a machine busy grading a class needs longer.
            "SPARK_AUTH_SOCKET_TIMEOUT": "120",
            # The server and its Python workers in UTC, as a learner's local session is
-           # (autograder.session._clock_in_utc): zone-less datetimes mean the same instant.
+           # (autograder.toolkit.session._clock_in_utc): zone-less datetimes mean the same instant.
            "TZ": "UTC", **extra}
     env.pop("SPARK_REMOTE", None)
     env.pop("SPARK_CONNECT_MODE_ENABLED", None)
@@ -172,7 +172,7 @@ class ConnectServer:
             "spark.pyspark.python": worker_python(),
             # How long the JVM waits on a Python worker's socket while it authenticates:
             # 15 s by default, too short while a busy machine grades a class. (The wait for
-            # a new foreachBatch process to connect at all is a fixed 10 s: autograder.sinks.)
+            # a new foreachBatch process to connect at all is a fixed 10 s: autograder.toolkit.sinks.)
             "spark.python.authenticate.socketTimeout": "120s",
             # Many sessions share the server: one learner's never-ending query must not hold
             # every task slot while the others wait (FIFO would let it).

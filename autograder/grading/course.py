@@ -30,7 +30,7 @@ import warnings
 import weakref
 from pathlib import Path
 
-from ..warm_python import worker_python
+from ..toolkit.warm_python import worker_python
 from .processes import GradingLimits
 from .results import CellScore, NotebookGrade
 

@@ -210,6 +210,6 @@ class Grader:
 
 def graders_faults(events: list[dict], grade_ids: list[str]) -> list[str]:
     """What the checks said was not the learner's fault while a grade cell ran, as the
-    kernel's guard recorded it (:class:`autograder.feedback.GraderFault`)."""
+    kernel's guard recorded it (:class:`autograder.checks.feedback.GraderFault`)."""
     return [f"{event['cell']}: {event.get('what', '')}" for event in events
             if event.get("event") == "fault" and event.get("cell") in grade_ids]

@@ -12,22 +12,23 @@ preprocessor or a plain function the grading command calls:
   ``get_ipython().showtraceback = ...``), that redefines a check the grade cells call, that
   imports nbgrader, or that takes the checks' own answers (a function or class of a checks
   module the grade cells import, other than its ``check_`` functions and ``TOOLS``; anything
-  of :mod:`autograder.answers`; the steps and ``run`` of chapter 3's model).
+  of :mod:`autograder.checks.answers`; the steps and ``run`` of chapter 3's model).
   Ordinary code that merely looks like the set-up cell's is not flagged: importing ``F``
   or ``Row`` again, a new ``spark``, a helper named like a set-up name;
 * **while running**, :class:`GuardedExecute` (nbgrader's ``Execute`` with one extra first
   cell) installs :func:`autograder.grading.kernel_guard.install` in the kernel: a Python
-  *audit hook*, which no later code can remove. It refuses to open the solutions, the gradebook or other learners' files
-  (or to connect SQLite to them), to walk the garbage collector (where the hook's own
-  references live), to add another audit hook, to rewrite a check function's code, to set
-  a trace function while a check runs, and, outside a sandbox under a shared Spark
-  Connect server, to start processes. It also records every reference answer of the course that runs as the
-  learner's answer while a grade cell runs, however the learner reached it
-  (:func:`autograder.checking.reference_answer`). At the start of each grade cell it puts back every function of the
-  ``autograder`` package, the builtins and IPython's traceback display as they were before
-  the learner's first cell ran (and clears a trace function a learner's cell left), and
-  notes what it had to repair; at the end of each grade cell it looks again (a check's
-  learner function may patch while the check runs);
+  *audit hook*, which no later code can remove. It refuses to open the solutions, the
+  gradebook or other learners' files (or to connect SQLite to them), to walk the garbage
+  collector (where the hook's own references live), to add another audit hook, to rewrite a
+  check function's code, to set a trace function while a check runs, and, outside a sandbox
+  under a shared Spark Connect server, to start processes. It also records every reference
+  answer of the course that runs as the learner's answer while a grade cell runs, however
+  the learner reached it (:func:`autograder.checks.checking.reference_answer`). At the start
+  of each grade cell it puts back every function of the ``autograder`` package, the builtins
+  and IPython's traceback display as they were before the learner's first cell ran (and
+  clears a trace function a learner's cell left), and notes what it had to repair; at the
+  end of each grade cell it looks again (a check's learner function may patch while the
+  check runs);
 * **after running**, the grading command reads the guard's log: every task whose grade
   cell ran after (or during) a cheat scores zero, and the submission is flagged.
 
@@ -49,6 +50,7 @@ from nbformat.v4 import new_code_cell
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 
 from .kernel_guard import DISPLAY_ATTRIBUTES, END_MARK, START_MARK
+from ..old_paths import current
 
 #: The first cell GuardedExecute runs. It imports only :mod:`autograder.grading.kernel_guard`, which
 #: needs nothing but the standard library: importing this module (nbgrader, nbformat,
@@ -80,13 +82,13 @@ class Flag:
 #: Modules whose attributes a learner has no business replacing: the course's checks and
 #: the kernel that shows their failures.
 _PROTECTED_ROOTS = ("autograder", "IPython", "ipykernel", "builtins", "nbgrader", "nbclient")
-#: Where Spark's recorded answers live (:mod:`autograder.answers`). Like the modules of
+#: Where Spark's recorded answers live (:mod:`autograder.checks.answers`). Like the modules of
 #: checks the grade cells import, a learner's code has no use for anything in it: asking
 #: the checks' own reference (``global_limit.limit_run``) for an answer is not predicting it.
-ANSWERS_MODULE = "autograder.answers"
+ANSWERS_MODULE = "autograder.checks.answers"
 #: The course's model of chapter 3's operator: its steps and its driver answer that
 #: chapter's tasks 1, 2 and 4 (the notebook says so); its small helpers do not.
-MODEL_MODULE = "autograder.save_model"
+MODEL_MODULE = "autograder.chapters.save_model"
 MODEL_ANSWERS = {"run", "append_step", "update_step", "complete_step", "STEPS"}
 
 
@@ -106,7 +108,8 @@ def scan_notebook(nb) -> list[Flag]:
         if cell.cell_type == "code" and _nbgrader(cell).get("locked"):
             check_names |= {name for name in _imported_names(cell.source)
                             if name.startswith("check_")}
-    answer_keys = {ANSWERS_MODULE, MODEL_MODULE} | (set(checked_modules(nb)) - {"autograder"})
+    answer_keys = {ANSWERS_MODULE, MODEL_MODULE} | ({current(name) for name in checked_modules(nb)}
+                                                   - {"autograder"})
     flags = []
     for index, cell in enumerate(nb.cells):
         meta = _nbgrader(cell)
@@ -131,12 +134,13 @@ def _imported_names(source: str) -> set[str]:
 def is_answer(module: str | None, name: str, answer_keys: set[str]) -> bool:
     """Whether ``module.name`` gives a check's answer away.
 
-    In a checks module (or :mod:`autograder.answers`), every function and class but the
+    In a checks module (or :mod:`autograder.checks.answers`), every function and class but the
     ``check_`` functions and the helpers the module lists in ``TOOLS``: the references,
     the runs whose answers the checks compare with, the course's own processors. Constants
-    (the chapter's example streams, schemas) are free. Anything of :mod:`autograder.answers`.
+    (the chapter's example streams, schemas) are free. Anything of :mod:`autograder.checks.answers`.
     In the model, its steps and ``run``.
     """
+    module = current(module) if module else module  # an old name stands for the new module
     if module not in answer_keys or name.startswith(("check_", "__")):
         return False
     if module == MODEL_MODULE:
@@ -174,7 +178,7 @@ def scan_source(source: str, check_names: set[str], answer_keys: set[str]) -> li
     found = []
 
     def module_of(expr) -> str | None:
-        """The module an expression names (``g`` or ``autograder.global_limit``), if any."""
+        """The module an expression names (``g`` or ``autograder.chapters.global_limit``), if any."""
         if isinstance(expr, ast.Name):
             return modules.get(expr.id)
         if isinstance(expr, ast.Attribute):
@@ -295,11 +299,12 @@ class GuardedExecute(Execute):
 
 
 def checked_modules(nb) -> list[str]:
-    """The ``autograder`` modules the locked cells (setup, grade cells) import."""
+    """The ``autograder`` modules the locked cells (setup, grade cells) import, each by the
+    name it has now (a notebook released before the package's folders uses old names)."""
     found = {"autograder"}
     for cell in nb.cells:
         if cell.cell_type == "code" and _nbgrader(cell).get("locked"):
-            found |= {name for name in re.findall(r"\bautograder(?:\.\w+)*", cell.source)}
+            found |= {current(name) for name in re.findall(r"\bautograder(?:\.\w+)*", cell.source)}
     return sorted(found)
 
 

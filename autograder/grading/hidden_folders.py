@@ -87,7 +87,7 @@ def _needed(folder: Path) -> bool:
     import pyspark
 
     from .. import __file__ as package
-    from ..warm_python import worker_python
+    from ..toolkit.warm_python import worker_python
     return any(Path(path).resolve().is_relative_to(folder)
                for path in (sys.prefix, pyspark.__file__, package, worker_python()))
 

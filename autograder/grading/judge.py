@@ -1,10 +1,10 @@
 """The judging half of grading: each grade cell's answers judged outside the learner's kernel.
 
-In a graded kernel a check only asks (:mod:`autograder.asking`): it writes the learner's
+In a graded kernel a check only asks (:mod:`autograder.checks.asking`): it writes the learner's
 answers into the grade cell's output as a record and returns. :class:`JudgeGradeCells`, an
 nbgrader preprocessor that runs in the grading command's own process right after the
 notebook was executed, judges every record against Spark's answers recorded by the run's
-solution (:func:`autograder.answers.judging`), and writes the verdict where nbgrader looks
+solution (:func:`autograder.checks.answers.judging`), and writes the verdict where nbgrader looks
 for it: a passing check leaves its ``✔`` line, a failing one the lesson as the cell's error
 (nbgrader scores a grade cell with an error zero). nbgrader's gradebook, feedback and export
 see a notebook as they always did.
@@ -28,6 +28,7 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from ..contract import ANSWERS, ASKING, CHECKPOINTS, GUARD_LOG, SEED
+from ..old_paths import current
 
 @dataclass
 class Handover:
@@ -52,9 +53,9 @@ def hand_over_answers(nb) -> None:
 
     Without a run's answers (``--streams-per-notebook``: each kernel draws its own streams
     and asks Spark itself, as under stock nbgrader), or for a notebook whose grade cells
-    call a check not declared in two halves (:func:`autograder.asking.declare`), the kernel
+    call a check not declared in two halves (:func:`autograder.checks.asking.declare`), the kernel
     judges its own checks."""
-    from ..answers import checkpoints_beside
+    from ..checks.answers import checkpoints_beside
 
     answers = os.environ.get(ANSWERS)
     if not answers or not all_checks_declared(nb):
@@ -70,7 +71,7 @@ def all_checks_declared(nb) -> bool:
     """Whether every check the notebook's grade cells call is judged outside the kernel."""
     import importlib
 
-    from ..asking import CHECKS
+    from ..checks.asking import CHECKS
 
     imported = locked_imports(nb)
     for cell in nb.cells:
@@ -132,7 +133,7 @@ def course_imports(source: str) -> dict[str, str]:
         tree = ast.parse(source)
     except SyntaxError:
         return {}
-    return {alias.asname or alias.name: f"{node.module}.{alias.name}"
+    return {alias.asname or alias.name: f"{current(node.module)}.{alias.name}"
             for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("autograder")
             for alias in node.names}
@@ -150,7 +151,7 @@ class JudgeGradeCells(NbGraderPreprocessor):
     """Judge the records of answers in every grade cell; write the verdicts in their place."""
 
     def preprocess(self, nb, resources):
-        from .. import answers
+        from ..checks import answers
 
         if not HANDOVER.judging:
             return nb, resources  # its kernel judged (see hand_over_answers)
@@ -170,7 +171,7 @@ class JudgeGradeCells(NbGraderPreprocessor):
     def verdicts(self, cell) -> list:
         """The cell's outputs with every record replaced by its verdict; after the first
         failing one, nothing (the cell stopped there)."""
-        from ..asking import RECORD_TYPE
+        from ..checks.asking import RECORD_TYPE
 
         try:
             asks = expected_asks(cell.source, self._imported)
@@ -200,10 +201,10 @@ class JudgeGradeCells(NbGraderPreprocessor):
 
     def judge(self, record: Any, asked: Asked | None, cell) -> Any:
         """One record's verdict, as an output: the ``✔`` line, or the lesson as an error."""
-        from ..asking import judge_record
-        from ..feedback import CheckFailed, GraderFault
+        from ..checks.asking import judge_record
+        from ..checks.feedback import CheckFailed, GraderFault
 
-        from ..asking import CHECKS
+        from ..checks.asking import CHECKS
 
         check = CHECKS.get(asked.check) if asked is not None else None
         if check is None or not isinstance(record, dict) or record.get("check") != asked.check \

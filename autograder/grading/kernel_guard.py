@@ -10,7 +10,7 @@ together:
 
 * :func:`load_checks`: the checks, and the recorded checkpoints some of them hand to the
   learner's code, read while the grading folder is still open (the kernel holds no answer:
-  its checks only ask, :mod:`autograder.asking`);
+  its checks only ask, :mod:`autograder.checks.asking`);
 * :class:`ClosedFiles`: what a notebook may not open, change or connect SQLite to;
 * :class:`Pristine`: the course's modules, the builtins and IPython's error display as they
   were before the learner's first cell, and how to put them back;
@@ -72,7 +72,7 @@ def report_uncaught_course_faults() -> None:
     ``spark_failure_as_lesson``); an error of the course's own work outside those (Spark
     lost while a check asks it for the truth, a full disk, a bug in a check) would reach the
     grade cell and cost the learner its points. The error's frames from the first of the
-    course's on are judged by :func:`autograder.feedback.report_course_fault`, which tells
+    course's on are judged by :func:`autograder.checks.feedback.report_course_fault`, which tells
     the guard; an error with no frame of the course's (the learner's own cell) is left
     alone. The traceback is shown as IPython always does. Installed before the snapshot of
     :class:`Pristine`, so a learner's cell cannot take it away.
@@ -81,8 +81,8 @@ def report_uncaught_course_faults() -> None:
         shell = get_ipython()  # defined in an IPython kernel
     except NameError:
         return
-    from autograder import feedback
-    from autograder.learner_code import in_course
+    from autograder.checks import feedback
+    from autograder.checks.learner_code import in_course
     import traceback
 
     def show(shell, etype, value, tb, tb_offset=None):
@@ -98,14 +98,14 @@ def report_uncaught_course_faults() -> None:
 
 def load_checks(checked: list[str]) -> None:
     """Import the modules the grade cells call, and copy the run's recorded checkpoints
-    (:func:`autograder.answers.load`) while the grading folder is still open."""
+    (:func:`autograder.checks.answers.load`) while the grading folder is still open."""
     for name in checked:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the grade cell will fail on it by itself
             pass
     try:
-        importlib.import_module("autograder.answers").load()
+        importlib.import_module("autograder.checks.answers").load()
     except Exception:  # noqa: BLE001 - as a check module that does not import
         pass
 
@@ -238,7 +238,7 @@ class KernelGuard:
         self.log, self.closed, self.pristine = log, closed, pristine
         self.resetting = False  # while the guard itself clears a trace function
         self.borrowed: set = set()
-        feedback = sys.modules.get("autograder.feedback")
+        feedback = sys.modules.get("autograder.checks.feedback")
         self.fault_source = getattr(feedback, "__file__", None) or "?"
         self.handlers = {
             "exec": self.on_exec, "open": self.on_open, "sqlite3.connect": self.on_sqlite,
@@ -311,7 +311,7 @@ class KernelGuard:
             raise PermissionError("grading: no tracing while a check runs")
 
     def on_borrowed(self, event: str, args) -> None:
-        """A reference answer ran as the learner's answer (:func:`autograder.checking.
+        """A reference answer ran as the learner's answer (:func:`autograder.checks.checking.
         reference_answer`): only while a grade cell runs does it earn points."""
         cell = self.log.cell
         if cell is not None and (cell, args[0]) not in self.borrowed:

@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 from ..contract import ANSWERS, CHECKPOINTS, GUARD_DENY, GUARD_LOG, JVM_LOG, SHARED_ANSWERS
-from ..warm_python import scripts_folder
+from ..toolkit.warm_python import scripts_folder
 from .course import REPOSITORY, GradingCourse
 from .processes import GradingLimits, kill_tree, run_watched
 from .results import GRADED, GRADER_FAULT, SERVER_LOST
@@ -120,7 +120,7 @@ class NotebookRunner:
         (inputs, not answers), the answers file only when its notebook judges its own checks
         (both at :data:`~.sandbox.INPUTS`, the course folder they are in being absent), and
         the tests' shared answers when they are shared."""
-        from ..answers import checkpoints_beside
+        from ..checks.answers import checkpoints_beside
 
         inputs, inside = {}, {GUARD_LOG: str(kernel_log)}
         answers = env.get(ANSWERS)

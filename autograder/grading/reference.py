@@ -3,7 +3,7 @@
 Before the learners' notebooks, a grading run draws a fresh seed and runs the solution
 notebook (nbgrader's source, hidden tests included) once with it. Its kernel records what
 Spark answered each check and the checkpoints some checks hand to a learner's code
-(:mod:`autograder.answers`). Every learner's notebook is graded on the same streams: its
+(:mod:`autograder.checks.answers`). Every learner's notebook is graded on the same streams: its
 kernel gets the checkpoints, and the command's judge (:mod:`autograder.grading.judge`)
 compares the learner's answers with the recorded ones, never asking Spark again.
 """
@@ -34,8 +34,8 @@ def record_answers(course: GradingCourse, assignment: str, *, kernel_env: Kernel
     solution fared. A resumed run (``reuse``) keeps the seed and the answers of the run it
     resumes, so one class is graded on one set of streams.
     """
-    from ..answers import checkpoints_beside
-    from ..feedback import fresh_seed
+    from ..checks.answers import checkpoints_beside
+    from ..checks.feedback import fresh_seed
 
     folder = course.answers_folder(assignment)
     answers, seed_file = folder / "answers.json", folder / "seed"

@@ -211,7 +211,7 @@ def server_sandbox(log_dir: Path, *, readable: list[Path] = ()) -> Sandbox:
     it reads and writes the notebooks' working folders (their streams and checkpoints:
     :func:`work_root`, which it cannot list) and its own logs and scratch, and sees nothing
     of the course folder or the repository but the ``autograder`` package."""
-    from ..warm_python import scripts_folder, worker_python
+    from ..toolkit.warm_python import scripts_folder, worker_python
 
     log_dir = Path(log_dir).resolve()
     scratch = log_dir / "scratch"

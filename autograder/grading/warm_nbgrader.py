@@ -9,7 +9,7 @@ Stock nbgrader pays them once for a whole class.
 A :class:`WarmNbgrader` starts one *launcher* process that makes those imports once and
 then forks a child for each notebook. The child is what ``python -m nbgrader`` would have
 been: its own session (a process group the grader kills whole), its own folder, environment
-and log, nbgrader's command line (:func:`autograder.warm_python.become_module`, which also
+and log, nbgrader's command line (:func:`autograder.toolkit.warm_python.become_module`, which also
 forks Spark's driver workers). The launcher runs as ``python -m
 autograder.grading.warm_nbgrader``, so the course's toolkit (``autograder/__init__.py``:
 the micro-batch driver, the session factory, PySpark's client) is imported before the fork
@@ -30,7 +30,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..warm_python import become_module, ended_children
+from ..toolkit.warm_python import become_module, ended_children
 
 #: What the launcher imports before it forks: what ``nbgrader autograde`` would import.
 PRELOAD = ("nbgrader.apps.nbgraderapp", "nbclient", "jupyter_client")

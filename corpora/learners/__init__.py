@@ -41,7 +41,7 @@ class Learner:
     answers: dict[str, str]
     #: grade cell id -> points; the grade cells not named score zero.
     points: dict[str, float] = field(default_factory=dict)
-    #: For a misconception: the kind of input (a :class:`~autograder.checking.Dimension` of
+    #: For a misconception: the kind of input (a :class:`~autograder.checks.checking.Dimension` of
     #: the task's check, by name) it is the simplest wrong belief about, if it is one.
     dimension: str = ""
 

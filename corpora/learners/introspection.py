@@ -9,7 +9,7 @@ them out: every route to a check's expected value that a Python kernel offers.
   key its source shows;
 * **objects handed over**: the attributes and closures of what the check passes in.
 
-In a graded kernel the checks only ask (:mod:`autograder.asking`): none of these routes
+In a graded kernel the checks only ask (:mod:`autograder.checks.asking`): none of these routes
 finds an answer there, so each cheat scores zero on every task it touches. :data:`SNOOP`
 is the cheats' shared toolkit, written once and pasted at the top of each cheating cell, as
 a learner would.

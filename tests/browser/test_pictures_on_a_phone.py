@@ -1,7 +1,7 @@
 """The chapters' pictures on a phone: text a reader can read, and the picture at full size
 one tap away.
 
-A picture is an SVG whose words are ``<text>`` (autograder/pictures.py): the size a reader
+A picture is an SVG whose words are ``<text>`` (autograder/widgets/pictures.py): the size a reader
 sees a word at is its font size in the picture's own units times the scale the page draws
 the picture at (its width on the page over the width of its viewBox).
 """

@@ -9,13 +9,13 @@ import pytest
 from pyspark.sql import functions as F
 
 from autograder import CheckFailed
-from autograder.aggregation_planning import (
+from autograder.chapters.aggregation_planning import (
     REVISIT_BUFFERS, REVISIT_PARTITIONS, REVISIT_RESTORE_SAVE, REVISIT_SESSIONS,
     aggregate_mode, aggregation_chain, check_aggregate_modes, check_predicted_counts,
     check_predicted_metrics, check_sessions, hash_aggregates, reference_sessions,
 )
-from autograder.plan import parse_plan
-from autograder.plan_picture import STATEFUL_COLOUR, colour_of, draw_plan, label_of
+from autograder.toolkit.plan import parse_plan
+from autograder.widgets.plan_picture import STATEFUL_COLOUR, colour_of, draw_plan, label_of
 from tests.support.classroom_fixtures import SUITE_SEED
 
 SEED = SUITE_SEED  # the learner corpus's: Spark answers each question once

@@ -30,7 +30,7 @@ RECORDED = [pytest.param(assignment, module, id=assignment)
 @pytest.mark.parametrize("assignment, module", RECORDED)
 def test_the_fixed_cases_recorded_answers_are_what_spark_answers_today(
         spark, answers_shared_by_the_workers, assignment, module):
-    from autograder.answers import asking_spark
+    from autograder.checks.answers import asking_spark
 
     recorded = json.loads(mt.FIXED_ANSWERS.read_text())
     # What a class run of this test run asked Spark for the same questions counts: it is

@@ -4,14 +4,14 @@ Each scenario runs real Spark on a fixed seed, so a failure here is reproducible
 """
 import pytest
 
-from autograder.feedback import CheckFailed
-from autograder.global_limit import (
+from autograder.checks.feedback import CheckFailed
+from autograder.chapters.global_limit import (
     check_counter_reader,
     check_first_clicks,
     check_predicted_output,
     check_predicted_state,
 )
-from autograder.state import read_state
+from autograder.toolkit.state import read_state
 from pyspark.sql import functions as F
 
 # seed 1 draws batch sizes [4, 0, 2, 0] and limit(4): the third batch must emit nothing

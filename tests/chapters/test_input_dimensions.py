@@ -2,7 +2,7 @@
 that loses on it.
 
 A chapter lists, beside its checks, the kinds of input its tasks' rules allow
-(``INPUT_DIMENSIONS``: check name -> :class:`autograder.checking.Dimension`): an empty
+(``INPUT_DIMENSIONS``: check name -> :class:`autograder.checks.checking.Dimension`): an empty
 micro-batch, a window ending exactly at the watermark, a delay of 0. A check runs its fixed
 cases on every seed, so a dimension held by a fixed case is shown to every learner, not only
 when a drawn stream happens to hold it. Here:
@@ -28,7 +28,7 @@ import importlib
 
 import pytest
 
-from autograder.asking import CHECKS
+from autograder.checks.asking import CHECKS
 from scripts import dimension_tables, mutation_testing as mt
 from corpora.learners import cells_function, expected_points, learners
 
@@ -114,9 +114,9 @@ def on_the_fixed_part(task: mt.Task, function, cases: list) -> tuple[str, str]:
     part. Chapter 4 plays its fixed part beside the seed's in one case: its lesson names
     the part where the difference is (the fixed part is compared first), or both parts for
     what no key owns; a lesson naming the seed's part alone could change with the seed."""
-    from autograder.asking import ask_case
-    from autograder.checking import FIXED
-    from autograder.feedback import CheckFailed
+    from autograder.checks.asking import ask_case
+    from autograder.checks.checking import FIXED
+    from autograder.checks.feedback import CheckFailed
 
     check = mt.check_of(task)
     for case in cases:

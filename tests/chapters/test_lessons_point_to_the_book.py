@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "book"
-TOOLKIT = ROOT / "autograder"
+CHAPTERS = ROOT / "autograder" / "chapters"
 
 #: The chapter each module teaches; a section it names without a chapter belongs to it.
 MODULE_CHAPTER = {
@@ -23,8 +23,14 @@ MODULE_CHAPTER = {
     "processor_pair.py": 4,
     "checkpoint_files.py": 5,
     "state_store_files.py": 5,
+    "stream_join.py": 6,
     "stream_join_checks.py": 6,
 }
+
+
+def test_every_chapter_module_is_read_here():
+    assert sorted(MODULE_CHAPTER) == sorted(path.name for path in CHAPTERS.glob("*.py")
+                                            if path.name != "__init__.py")
 
 
 def page(chapter: int, further: bool = False) -> Path:
@@ -58,7 +64,7 @@ def sections_named(source: str, own_chapter: int) -> set[tuple[int, bool, str]]:
 def test_a_lesson_names_its_chapter_as_the_page_does():
     for name, chapter in MODULE_CHAPTER.items():
         found = re.search(r'^CHAPTER = "chapter (\d), (.+)"$',
-                          (TOOLKIT / name).read_text(), re.MULTILINE)
+                          (CHAPTERS / name).read_text(), re.MULTILINE)
         if found:
             assert int(found.group(1)) == chapter, name
             title = page(chapter).read_text().split("\n# ", 1)[1].splitlines()[0]
@@ -67,7 +73,7 @@ def test_a_lesson_names_its_chapter_as_the_page_does():
 
 @pytest.mark.parametrize("module", sorted(MODULE_CHAPTER))
 def test_every_section_a_lesson_names_is_a_heading_of_its_chapter(module):
-    named = sections_named((TOOLKIT / module).read_text(), MODULE_CHAPTER[module])
+    named = sections_named((CHAPTERS / module).read_text(), MODULE_CHAPTER[module])
     missing = sorted((chapter, further, title) for chapter, further, title in named
                      if title not in headings(chapter, further))
     assert not missing, f"{module} names sections its chapter's page does not have: {missing}"

@@ -9,9 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import save_model
-from autograder.feedback import CheckFailed
-from autograder.state_store_save import (
+from autograder.chapters import save_model
+from autograder.checks.feedback import CheckFailed
+from autograder.chapters.state_store_save import (
     check_predicted_metrics, check_predicted_output, check_smallest_delay, check_update_step,
     random_case,
 )
@@ -191,7 +191,7 @@ def test_a_delay_measured_from_the_previous_batch_alone_fails_on_a_fixed_stream(
 
 
 def test_a_micro_batch_with_no_rows_runs_and_complete_mode_emits_the_whole_state_in_it(spark):
-    from autograder.state_store_save import spark_run
+    from autograder.chapters.state_store_save import spark_run
 
     stream = [[5], [], [14, 24]]  # delay 5: [5] moves the watermark from the epoch to 0
     complete = spark_run(spark, stream, "complete", 5)

@@ -2,7 +2,7 @@
 
 Differential testing: `hypothesis` draws small streams of event times and a watermark
 delay; the chapter's windowed count runs on real Spark in Append, Update and Complete modes
-side by side, and :mod:`autograder.save_model` must predict every micro-batch Spark ran
+side by side, and :mod:`autograder.chapters.save_model` must predict every micro-batch Spark ran
 (no-data ones included): its output rows and its four state row counts.
 
 The streams aim at the boundaries of docs/grading-quality.md: empty micro-batches (first,
@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from autograder import save_model
-from autograder.state_store_save import EXAMPLE_BATCHES, EXAMPLE_DELAY, spark_runs
+from autograder.chapters import save_model
+from autograder.chapters.state_store_save import EXAMPLE_BATCHES, EXAMPLE_DELAY, spark_runs
 
 event = st.one_of(st.sampled_from(range(0, 60, 10)), st.integers(min_value=0, max_value=59))
 events = st.lists(event, min_size=0, max_size=3)

@@ -3,7 +3,7 @@ after T0, both sides' state rows marked new, kept or evicted, and each side's st
 watermark as the join's plan line prints it. No Spark here: the chapter runs them on it."""
 from datetime import datetime, timedelta, timezone
 
-from autograder.stream_join import (
+from autograder.chapters.stream_join import (
     CONDITION, SCHEMA, T0, changes, events, seconds, state_watermarks, watermark_seconds,
 )
 

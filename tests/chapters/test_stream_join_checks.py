@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.feedback import CheckFailed, TaskNotDone
-from autograder.stream_join_checks import (
+from autograder.checks.feedback import CheckFailed, TaskNotDone
+from autograder.chapters.stream_join_checks import (
     EXAMPLE_STREAM, check_accepted, check_predicted_buffers, check_predicted_unmatched,
     check_rows_per_key,
 )

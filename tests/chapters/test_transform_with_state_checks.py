@@ -10,8 +10,8 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor, StreamingQueryListener
 
-from autograder.feedback import CheckFailed
-from autograder.transform_with_state import (
+from autograder.checks.feedback import CheckFailed
+from autograder.chapters.transform_with_state import (
     CourseDedup,
     CourseFirstN,
     CourseSessionTracker,

@@ -9,7 +9,7 @@ from pyspark.sql.streaming import StatefulProcessor
 
 from autograder import (aggregation_planning, global_limit, state_store_files,
                         state_store_save, stream_join_checks, transform_with_state)
-from autograder.feedback import TaskNotDone
+from autograder.checks.feedback import TaskNotDone
 
 
 def unfinished(*args):

@@ -1,6 +1,6 @@
 """Spark's answers stay out of reach of a learner's Spark while learners' notebooks run.
 
-A graded kernel holds no answer (:mod:`autograder.asking`), but the Spark it is given reads
+A graded kernel holds no answer (:mod:`autograder.checks.asking`), but the Spark it is given reads
 any file of the grading machine. So once the solution's run has recorded the answers, the
 grading command keeps them in its own memory and takes their file off the disk; each
 notebook's judge is handed them through the pipe its process is forked from; the file is
@@ -23,9 +23,9 @@ from autograder.grading.processes import GradingLimits
 from autograder.grading.results import GRADED
 
 ASSIGNMENT = "01_global_limit"
-DECLARED = "from autograder.global_limit import check_predicted_output\n" \
+DECLARED = "from autograder.chapters.global_limit import check_predicted_output\n" \
            "check_predicted_output(predict_emitted, example=True)\n"
-UNDECLARED = "from autograder.global_limit import check_nothing_of_the_kind\n" \
+UNDECLARED = "from autograder.chapters.global_limit import check_nothing_of_the_kind\n" \
              "check_nothing_of_the_kind(predict_emitted)\n"
 
 

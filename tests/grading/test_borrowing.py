@@ -1,6 +1,6 @@
 """A learner's answer may not be the course's own reference answer, however it is reached.
 
-Every reference answer of the course starts with :func:`autograder.checking.reference_answer`;
+Every reference answer of the course starts with :func:`autograder.checks.checking.reference_answer`;
 inside a grading kernel, the guard records a call to it from the learner's code while a
 grade cell runs. What is caught is the call, so each way of finding the function ends the
 same. Each scenario runs in a fresh Python process with the guard installed, as a grading
@@ -20,26 +20,26 @@ from autograder.contract import GUARD_DENY, GUARD_LOG
 from autograder.grading.kernel_guard import END_MARK, START_MARK
 
 ROUTES = {
-    "an import": "from autograder.global_limit import reference_first_clicks as found",
+    "an import": "from autograder.chapters.global_limit import reference_first_clicks as found",
     "__import__ with fromlist":
         "found = __import__('autograder.glo' + 'bal_limit', fromlist=['x']).reference_first_clicks",
     "sys.modules after __import__":
-        "import sys\n__import__('autograder.global_limit')\n"
-        "found = sys.modules['autograder.global_limit'].reference_first_clicks",
+        "import sys\n__import__('autograder.chapters.global_limit')\n"
+        "found = sys.modules['autograder.chapters.global_limit'].reference_first_clicks",
     "importlib and vars":
         "import importlib\n"
-        "found = vars(importlib.import_module('autograder.global_limit'))['reference_first_clicks']",
+        "found = vars(importlib.import_module('autograder.chapters.global_limit'))['reference_first_clicks']",
     "getattr with a built name":
-        "import autograder.global_limit as m\nfound = getattr(m, 'reference_' + 'first_clicks')",
+        "import autograder.chapters.global_limit as m\nfound = getattr(m, 'reference_' + 'first_clicks')",
     "inspect.getmembers":
-        "import inspect, autograder.global_limit as m\n"
+        "import inspect, autograder.chapters.global_limit as m\n"
         "found = dict(inspect.getmembers(m, inspect.isfunction))['reference_first_clicks']",
     "a copy of the module's text":
-        "import autograder.global_limit as m\n"
-        "ns = {'__name__': 'mine', '__package__': 'autograder'}\n"
+        "import autograder.chapters.global_limit as m\n"
+        "ns = {'__name__': 'mine', '__package__': 'autograder.chapters'}\n"
         "exec(open(m.__file__).read(), ns)\nfound = ns['reference_first_clicks']",
     "a thread the learner starts":
-        "import threading, autograder.global_limit as m\n"
+        "import threading, autograder.chapters.global_limit as m\n"
         "def found(events, n):\n"
         "    t = threading.Thread(target=m.reference_first_clicks, args=(events, n))\n"
         "    t.start(); t.join()",
@@ -55,7 +55,7 @@ except Exception:
 """
 
 HONEST = """
-import autograder.global_limit as g
+import autograder.chapters.global_limit as g
 from pyspark.sql import functions as F
 def first_clicks(events, n):
     return events.where(F.col("kind") == "click").limit(n)
@@ -65,7 +65,7 @@ g.EVENTS_SCHEMA, g.TOOLS if hasattr(g, "TOOLS") else None   # constants are free
 KERNEL = """
 import json, sys
 from autograder.grading import kernel_guard
-kernel_guard.install(["autograder", "autograder.global_limit"])
+kernel_guard.install(["autograder", "autograder.chapters.global_limit"])
 namespace = {}
 def cell(source, name):
     exec(compile(source, f"/tmp/ipykernel_0/{name}.py", "exec"), namespace)
@@ -96,7 +96,7 @@ def test_a_reference_answer_called_by_the_learner_during_a_grade_cell_is_recorde
     events = guard_events(tmp_path, [(textwrap.dedent(ROUTES[route]) + LEARNER_CALLS, True)])
     assert [(e["cell"], e["what"]) for e in borrowed(events)] == [
         ("test_first_clicks", "the course's answer "
-         f"{'mine' if 'text' in route else 'autograder.global_limit'}.reference_first_clicks")]
+         f"{'mine' if 'text' in route else 'autograder.chapters.global_limit'}.reference_first_clicks")]
 
 
 @pytest.mark.slow
@@ -105,9 +105,9 @@ def test_the_reference_handed_in_as_the_answer_is_recorded_when_a_check_calls_it
     # functools.partial of it, found through vars). A function named like a check in the
     # learner's own code is not a check. The real check runs on Spark, on the worked example.
     source = ("import functools, importlib\n"
-              "m = importlib.import_module('autograder.global_limit')\n"
+              "m = importlib.import_module('autograder.chapters.global_limit')\n"
               "first_clicks = functools.partial(vars(m)['reference_first_clicks'])\n"
-              "import autograder.feedback as f\n"
+              "import autograder.checks.feedback as f\n"
               "def check_first_clicks(first_clicks):\n"
               "    f.ask(first_clicks, None, 3, what='first_clicks')\n")
     # check_ functions count only in the course's files: the learner's own is not a check
@@ -116,7 +116,7 @@ def test_the_reference_handed_in_as_the_answer_is_recorded_when_a_check_calls_it
     assert borrowed(events) == []
     events = guard_events(tmp_path, [(
         "import functools, importlib\n"
-        "m = importlib.import_module('autograder.global_limit')\n"
+        "m = importlib.import_module('autograder.chapters.global_limit')\n"
         "first_clicks = functools.partial(vars(m)['reference_first_clicks'])\n"
         "try:\n    m.check_first_clicks(first_clicks, example=True)\nexcept BaseException:\n    pass\n", True)])
     assert [e["cell"] for e in borrowed(events)][:1] == ["test_first_clicks"]

@@ -38,17 +38,21 @@ def test_a_visible_cheat_is_flagged_in_the_cell_that_holds_it(name, tmp_path):
     assert nb.cells[cell].metadata["nbgrader"]["grade_id"] == "predict_emitted"
 
 
-ANSWER_KEYS = {"autograder.answers", "autograder.global_limit"}
+ANSWER_KEYS = {"autograder.checks.answers", "autograder.chapters.global_limit"}
 
 
 @pytest.mark.parametrize("source, borrows", [
+    ("from autograder.chapters.global_limit import limit_run", True),
+    ("import autograder.chapters.global_limit as g\ng.limit_run(spark, [1], 1)", True),
+    ("from autograder import global_limit\nglobal_limit.reference_first_clicks(df, 2)", True),
+    ("import autograder.checks\nautograder.checks.answers.RECORDED", True),
+    # the old names of the chapters' modules stand for the new ones (autograder/old_paths.py)
     ("from autograder.global_limit import limit_run", True),
     ("import autograder.global_limit as g\ng.limit_run(spark, [1], 1)", True),
-    ("from autograder import global_limit\nglobal_limit.reference_first_clicks(df, 2)", True),
-    ("import autograder\nautograder.answers.RECORDED", True),
-    ("from autograder.answers import spark_answer", True),
-    ("from autograder import read_state, StreamRun, course_session", False),
     ("from autograder.global_limit import check_counter_reader", False),
+    ("from autograder.checks.answers import spark_answer", True),
+    ("from autograder import read_state, StreamRun, course_session", False),
+    ("from autograder.chapters.global_limit import check_counter_reader", False),
     ("check_predicted_output(predict_emitted, example=True)", False),
 ])
 def test_asking_the_checks_own_reference_for_an_answer_is_flagged(source, borrows):
@@ -89,7 +93,7 @@ def test_what_the_kernel_guard_logs_decides_the_tasks_that_score_zero():
 
 def test_the_guard_protects_the_modules_the_grade_cells_import():
     nb = nbformat.read(solution_notebook(ASSIGNMENT), 4)
-    assert checked_modules(nb) == ["autograder", "autograder.global_limit"]
+    assert checked_modules(nb) == ["autograder", "autograder.chapters.global_limit"]
 
 
 def test_submissions_are_found_in_nbgrader_layout_or_as_one_file_per_learner(tmp_path):
@@ -126,8 +130,8 @@ def test_the_kernel_side_of_the_guard_imports_no_grading_machinery():
 
 
 CHECKS = {"check_predicted_output", "check_sessions"}
-KEYS = {"autograder.answers", "autograder.save_model", "autograder.global_limit",
-        "autograder.state_store_save", "autograder.transform_with_state"}
+KEYS = {"autograder.checks.answers", "autograder.chapters.save_model", "autograder.chapters.global_limit",
+        "autograder.chapters.state_store_save", "autograder.chapters.transform_with_state"}
 
 
 @pytest.mark.parametrize("source", [
@@ -143,11 +147,11 @@ KEYS = {"autograder.answers", "autograder.save_model", "autograder.global_limit"
     "import sqlite3\nsqlite3.connect(':memory:').execute('select 1')",
     "import sys\nloaded = 'pyspark' in sys.modules\nsys.path.append('.')",
     "import builtins\nprint(builtins.len([1]))",
-    "from autograder.global_limit import check_predicted_output",   # the same check again
-    "from autograder.global_limit import EXAMPLE_SIZES, EXAMPLE_LIMIT",
-    "import autograder.state_store_save as m\nbatches = m.EXAMPLE_BATCHES",
-    "from autograder.transform_with_state import ms",
-    "from autograder.save_model import window_of, is_expired",
+    "from autograder.chapters.global_limit import check_predicted_output",   # the same check again
+    "from autograder.chapters.global_limit import EXAMPLE_SIZES, EXAMPLE_LIMIT",
+    "import autograder.chapters.state_store_save as m\nbatches = m.EXAMPLE_BATCHES",
+    "from autograder.chapters.transform_with_state import ms",
+    "from autograder.chapters.save_model import window_of, is_expired",
     "class Tracker:\n    def __init__(self):\n        self.kernel = 3",
 ])
 def test_ordinary_learner_code_is_not_flagged(source):
@@ -155,9 +159,9 @@ def test_ordinary_learner_code_is_not_flagged(source):
 
 
 @pytest.mark.parametrize("source", [
-    "from autograder.save_model import run",                        # the course's model answers
-    "import autograder.save_model as sm\nsm.update_step({}, [], None, 10)",
-    "from autograder.transform_with_state import CourseSessionTracker",
+    "from autograder.chapters.save_model import run",                        # the course's model answers
+    "import autograder.chapters.save_model as sm\nsm.update_step({}, [], None, 10)",
+    "from autograder.chapters.transform_with_state import CourseSessionTracker",
     "check_predicted_output = print",
     "from mine import check_predicted_output",
     "def check_sessions(*a):\n    pass",
@@ -165,7 +169,7 @@ def test_ordinary_learner_code_is_not_flagged(source):
     "setattr(get_ipython(), 'showtraceback', None)",
     "get_ipython().set_custom_exc((Exception,), lambda *a: None)",
     "import nbgrader.api",
-    "import autograder.global_limit as g\ng.check_predicted_output = print",
+    "import autograder.chapters.global_limit as g\ng.check_predicted_output = print",
 ])
 def test_what_has_no_innocent_reading_is_flagged(source):
     assert scan_source(source, CHECKS, KEYS) != []
@@ -180,7 +184,7 @@ def _graded_cell(outputs):
 
 
 def test_a_failed_check_keeps_its_lesson_and_any_other_error_its_last_line():
-    from autograder.feedback import CheckFailed
+    from autograder.checks.feedback import CheckFailed
     from autograder.grading.guards import HideHiddenTestTracebacks
 
     failure = CheckFailed("rows emitted by this micro-batch", 2, 3, batch=1,

@@ -2,7 +2,7 @@
 ones; and each wrong belief of chapters 2 and 3 breaks the rule on a fixed stream of each
 task it must lose. Pure Python, no Spark.
 
-Chapter 3's rule is the executable model :mod:`autograder.save_model`, itself checked
+Chapter 3's rule is the executable model :mod:`autograder.chapters.save_model`, itself checked
 against Spark batch by batch (tests/chapters/test_state_store_save_model.py). Chapter 1's
 is the global limit's arithmetic: a micro-batch emits what the running total, capped by
 the limit, grew by, and the counter row exists once that total is above zero. Chapter 2's
@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from autograder import save_model
-from autograder.aggregation_planning import EDGE_KEYS, EDGE_PARTITIONS
-from autograder.feedback import plain
-from autograder.state_store_save import EDGE_STREAMS
+from autograder.chapters import save_model
+from autograder.chapters.aggregation_planning import EDGE_KEYS, EDGE_PARTITIONS
+from autograder.checks.feedback import plain
+from autograder.chapters.state_store_save import EDGE_STREAMS
 from corpora.learners import chapter1, chapter2, chapter3
 
 #: Cheap examples (no Spark): enough of them to cross every boundary many times.

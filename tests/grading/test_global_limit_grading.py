@@ -23,7 +23,7 @@ import pytest
 import nbformat
 
 from autograder import global_limit
-from autograder.asking import RECORD_TYPE
+from autograder.checks.asking import RECORD_TYPE
 
 from autograder.grading import autograde
 from corpora.submissions import (FULL_MARKS, LIMIT_THEN_FILTER, PER_BATCH, ROW_PER_RECORD,

@@ -1,7 +1,7 @@
 """What is not the learner's fault is never scored as theirs.
 
 A check that meets a full disk or a bug in the course's own code raises
-:class:`autograder.feedback.GraderFault`, which decides nothing, instead of a lesson that
+:class:`autograder.checks.feedback.GraderFault`, which decides nothing, instead of a lesson that
 costs points; the grading guard records it, and the grading command grades the notebook
 again. An error of the learner's own code stays the learner's, whatever it says, and a
 learner cannot fake a fault to escape grading.
@@ -14,15 +14,15 @@ import sys
 
 import pytest
 
-from autograder.checking import spark_failure_as_lesson
-from autograder.feedback import CheckFailed, GraderFault, ask
+from autograder.checks.checking import spark_failure_as_lesson
+from autograder.checks.feedback import CheckFailed, GraderFault, ask
 from autograder.contract import GUARD_DENY, GUARD_LOG
 from autograder.grading.kernel_guard import END_MARK, START_MARK
-from autograder.plan import parse_plan
+from autograder.toolkit.plan import parse_plan
 
 
 def test_a_bug_in_the_courses_code_is_a_grader_fault_naming_the_line():
-    with pytest.raises(GraderFault, match=r"an error in the course's code \(autograder/plan\.py:\d+\)"):
+    with pytest.raises(GraderFault, match=r"an error in the course's code \(autograder/toolkit/plan\.py:\d+\)"):
         with spark_failure_as_lesson("your query"):
             parse_plan(None)  # the course's plan reader, given what it cannot read
 
@@ -45,7 +45,7 @@ def test_the_learners_own_error_stays_a_lesson_even_when_it_claims_a_full_disk()
 KERNEL = f"""
 import sys
 from autograder.grading import kernel_guard
-kernel_guard.install(["autograder", "autograder.feedback"])
+kernel_guard.install(["autograder", "autograder.checks.feedback"])
 ns = {{}}
 def cell(source):
     exec(compile(source, "/tmp/ipykernel_0/cell.py", "exec"), ns)
@@ -64,18 +64,18 @@ def _guard_events(tmp_path, source: str) -> list[dict]:
 
 
 def test_the_guard_records_a_fault_the_courses_checks_raise_and_no_other(tmp_path):
-    real = ("from autograder.checking import spark_failure_as_lesson\n"
-            "from autograder.plan import parse_plan\n"
+    real = ("from autograder.checks.checking import spark_failure_as_lesson\n"
+            "from autograder.toolkit.plan import parse_plan\n"
             "try:\n    with spark_failure_as_lesson('q'):\n        parse_plan(None)\n"
             "except Exception as e:\n    print(type(e).__name__)\n")
     faults = [e for e in _guard_events(tmp_path, real) if e["event"] == "fault"]
     assert [e["cell"] for e in faults] == ["test_predict"]
-    assert "autograder/plan.py" in faults[0]["what"]
+    assert "autograder/toolkit/plan.py" in faults[0]["what"]
 
     fake = ("import sys\n"
             "sys.audit('autograder.grader_fault', 'the disk is full')\n"
-            "import autograder.feedback as f\n"
-            "ns = {'__name__': 'copy', '__package__': 'autograder'}\n"
+            "import autograder.checks.feedback as f\n"
+            "ns = {'__name__': 'copy', '__package__': 'autograder.checks'}\n"
             "exec(open(f.__file__).read(), ns)\n"
             "try:\n    ns['not_the_learners'](OSError(28, 'No space left on device'))\n"
             "except Exception:\n    pass\n")
@@ -106,9 +106,9 @@ def test_a_spark_that_died_under_a_check_is_a_grader_fault(tmp_path):
     # query a check runs fails on the lost connection, and decides nothing.
     script = (
         "import os, signal\n"
-        "from autograder.session import course_session\n"
-        "from autograder.checking import spark_failure_as_lesson\n"
-        "from autograder.feedback import GraderFault\n"
+        "from autograder.toolkit.session import course_session\n"
+        "from autograder.checks.checking import spark_failure_as_lesson\n"
+        "from autograder.checks.feedback import GraderFault\n"
         "spark = course_session()\n"
         "os.kill(spark.sparkContext._gateway.proc.pid, signal.SIGKILL)\n"
         "try:\n"
@@ -128,7 +128,7 @@ import sys
 from IPython.core.interactiveshell import InteractiveShell
 shell = InteractiveShell.instance()
 shell.run_cell("from autograder.grading import kernel_guard\\n"
-               "kernel_guard.install(['autograder', 'autograder.feedback'])")
+               "kernel_guard.install(['autograder', 'autograder.checks.feedback'])")
 shell.run_cell("{START_MARK} = 'test_predict'")
 shell.run_cell(sys.argv[1])
 shell.run_cell("{END_MARK} = 'test_predict'")
@@ -149,18 +149,18 @@ def test_an_error_of_the_courses_code_that_no_check_caught_is_a_grader_fault(tmp
     # The course's own work failing outside ask() and spark_failure_as_lesson (a check
     # asking Spark for the truth, a bug in a check) reaches the grade cell uncaught.
     faults = _faults_in_a_grade_cell(
-        tmp_path, "from autograder.plan import parse_plan\nparse_plan(None)\n")
-    assert len(faults) == 1 and "an error in the course's code (autograder/plan.py:" in faults[0]
+        tmp_path, "from autograder.toolkit.plan import parse_plan\nparse_plan(None)\n")
+    assert len(faults) == 1 and "an error in the course's code (autograder/toolkit/plan.py:" in faults[0]
 
 
 def test_an_uncaught_error_of_the_learners_own_stays_the_learners(tmp_path):
     assert _faults_in_a_grade_cell(tmp_path, "1 / 0\n") == []
     # The learner's code on the way through the course's: the learner's.
     assert _faults_in_a_grade_cell(tmp_path, (
-        "from autograder.checking import side_by_side\n"
+        "from autograder.checks.checking import side_by_side\n"
         "def mine():\n    raise OSError(28, 'No space left on device')\n"
         "side_by_side(None, {'a': mine})\n")) == []
     # A lesson is a lesson.
     assert _faults_in_a_grade_cell(tmp_path, (
-        "from autograder.feedback import CheckFailed\n"
+        "from autograder.checks.feedback import CheckFailed\n"
         "raise CheckFailed('x', 1, 2)\n")) == []

@@ -6,7 +6,7 @@ import inspect
 
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder import check_notebook
+from autograder.checks import check_notebook
 from autograder.grading.cli import parser
 from autograder.grading.course import GradingCourse
 from autograder.grading.nbgrader_setup import CELL_TIMEOUT_ERROR

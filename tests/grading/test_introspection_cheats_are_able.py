@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from autograder import answers
+from autograder.checks import answers
 from corpora.learners import introspection
 
 

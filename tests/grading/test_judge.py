@@ -12,14 +12,14 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder import global_limit
-from autograder.asking import RECORD_TYPE, Case, ask_case, make_record
+from autograder.checks.asking import RECORD_TYPE, Case, ask_case, make_record
 from autograder.contract import GUARD_LOG, SEED
 from autograder.grading import judge
 
-SETUP = "from autograder.global_limit import check_predicted_output, check_predicted_state\n"
+SETUP = "from autograder.chapters.global_limit import check_predicted_output, check_predicted_state\n"
 GRADE = ("check_predicted_output(predict_emitted, example=True)\n"
          "### BEGIN HIDDEN TESTS\n"
-         "from autograder.global_limit import check_predicted_output as _check\n"
+         "from autograder.chapters.global_limit import check_predicted_output as _check\n"
          "_check(predict_emitted, streams=3)\n"
          "### END HIDDEN TESTS\n")
 
@@ -73,8 +73,8 @@ def judged(nb):
 def test_a_grade_cell_asks_its_checks_in_order_with_their_options():
     imported = judge.course_imports(SETUP)
     assert judge.expected_asks(GRADE, imported) == [
-        judge.Asked("autograder.global_limit.check_predicted_output", True, {}),
-        judge.Asked("autograder.global_limit.check_predicted_output", False, {"streams": 3})]
+        judge.Asked("autograder.chapters.global_limit.check_predicted_output", True, {}),
+        judge.Asked("autograder.chapters.global_limit.check_predicted_output", False, {"streams": 3})]
 
 
 def test_every_grade_cell_of_every_assignment_calls_only_declared_checks():
@@ -115,7 +115,7 @@ def test_a_record_for_other_options_or_another_check_scores_nothing(judging):
     (output,) = judged(graded(forged, source="check_predicted_output(predict_emitted, example=True)"))
     assert output.output_type == "error" and "not those of this grade cell" in output.evalue
     other = record_of(right)
-    other["check"] = "autograder.global_limit.check_predicted_state"
+    other["check"] = "autograder.chapters.global_limit.check_predicted_state"
     (output,) = judged(graded(other, source="check_predicted_output(predict_emitted, example=True)"))
     assert output.output_type == "error"
 
@@ -162,13 +162,13 @@ def test_a_judge_given_no_seed_names_the_graders_fault_rather_than_judge_on_anot
 
 
 def test_the_judges_answers_are_gone_once_it_has_judged(judging):
-    from autograder import mode
+    from autograder.checks import mode
     judged(graded(record_of(right), source="check_predicted_output(predict_emitted, example=True)"))
     assert mode.current() is mode.Mode.SELF_CHECK
 
 
 def test_a_check_asked_in_a_graded_kernel_hands_in_answers_and_no_verdict(monkeypatch, capsys):
-    from autograder import asking
+    from autograder.checks import asking
     from autograder.contract import ASKING
     shown = []
     monkeypatch.setenv(ASKING, "1")

@@ -126,11 +126,11 @@ def test_the_hook_follows_grade_cells_and_refuses_what_is_closed(tmp_path, close
 
 def test_a_borrowed_answer_counts_once_per_grade_cell_and_only_inside_one(tmp_path, closed):
     guard, log = guard_with_log(tmp_path, closed)
-    guard.hook(BORROWED, ("autograder.global_limit.reference_first_clicks",))
+    guard.hook(BORROWED, ("autograder.chapters.global_limit.reference_first_clicks",))
     for _ in range(2):
         guard.hook("exec", (mark(START_MARK, "test_a"),))
-        guard.hook(BORROWED, ("autograder.global_limit.reference_first_clicks",))
-        guard.hook(BORROWED, ("autograder.global_limit.reference_first_clicks",))
+        guard.hook(BORROWED, ("autograder.chapters.global_limit.reference_first_clicks",))
+        guard.hook(BORROWED, ("autograder.chapters.global_limit.reference_first_clicks",))
         guard.hook("exec", (mark(END_MARK, "test_a"),))
     assert [e["cell"] for e in events(log) if e["event"] == "borrowed"] == ["test_a"]
 
@@ -146,7 +146,7 @@ GRADING_KERNEL = f"""
 from autograder.grading import kernel_guard
 kernel_guard.install(["autograder"])
 for cell in ("{START_MARK} = 'test_a'",
-             "from autograder.answers import spark_answer\\n"
+             "from autograder.checks.answers import spark_answer\\n"
              "print(spark_answer('demo.question', [1], lambda: 'asked Spark'))",
              "{END_MARK} = 'test_a'"):
     exec(compile(cell, "/tmp/ipykernel_0/cell.py", "exec"), {{}})

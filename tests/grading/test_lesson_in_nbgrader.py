@@ -34,7 +34,7 @@ def predict_emitted(sizes, limit):
     ### END SOLUTION
 '''
 GRADE_CELL = '''\
-from autograder.feedback import ask, check_equal
+from autograder.checks.feedback import ask, check_equal
 stream = "batch sizes [2, 3, 0], limit(4)"
 got = ask(predict_emitted, [2, 3, 0], 4, what="predict_emitted", context=stream)
 for batch, (mine, spark_did) in enumerate(zip(got, [2, 2, 0])):

@@ -11,7 +11,7 @@
 * **One Spark run per question.** The chapters' checks, the learner corpora and the classes
   graded here draw their streams from one seed (:data:`SUITE_SEED`) and keep Spark's
   answers in one folder for both workers (``answers_shared_by_the_workers``,
-  :mod:`autograder.answers`): a question one of them asked, the others read.
+  :mod:`autograder.checks.answers`): a question one of them asked, the others read.
 * **One solution run for chapter 1.** It is graded by five tests (its grading test, the
   hostile corpus, the command's stops, shards, nbgrader's exchange); a class run first runs
   the solution notebook to record Spark's answers for the class's streams.
@@ -128,7 +128,7 @@ def shared_answers_folder(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def answers_shared_by_the_workers(shared_answers_folder, monkeypatch):
-    """Spark's answers, kept for both workers (:mod:`autograder.answers`): for tests that
+    """Spark's answers, kept for both workers (:mod:`autograder.checks.answers`): for tests that
     ask Spark through the checks. A test about asking itself (how often Spark is asked)
     keeps to its own process."""
     monkeypatch.setenv(SHARED_ANSWERS, str(shared_answers_folder))

@@ -22,8 +22,8 @@ def corpus_tests(assignment: str, *, seed: int = SUITE_SEED, right_answers: bool
     """
     import pytest
 
-    from autograder.checking import FIXED
-    from autograder.feedback import CheckFailed
+    from autograder.checks.checking import FIXED
+    from autograder.checks.feedback import CheckFailed
     from autograder.grading.guards import scan_notebook
 
     corpus = {learner.name: learner for learner in learners(assignment)}

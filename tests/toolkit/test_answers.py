@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder import answers
+from autograder.checks import answers
 
 
 def _in_a_new_process(program: str, *args: str, **env: str) -> str:
@@ -15,7 +15,7 @@ def _in_a_new_process(program: str, *args: str, **env: str) -> str:
 
 
 ASK_TWICE = """
-from autograder.answers import spark_answer
+from autograder.checks.answers import spark_answer
 calls = []
 def ask_spark():
     calls.append(1)
@@ -39,7 +39,7 @@ def test_the_solution_run_records_answers_that_a_learner_run_reads_instead_of_as
     assert list(recorded) == ['demo.question [[2, 3], 4]']
 
     # The learner's kernel: the answer is read from the file; Spark is never asked.
-    learner = ("from autograder.answers import spark_answer\n"
+    learner = ("from autograder.checks.answers import spark_answer\n"
                "print(spark_answer('demo.question', [[2, 3], 4], lambda: 1 / 0))")
     assert _in_a_new_process(learner, AUTOGRADER_ANSWERS=str(record)) == "{'emitted': [1, 2]}"
 
@@ -47,13 +47,13 @@ def test_the_solution_run_records_answers_that_a_learner_run_reads_instead_of_as
 def test_a_question_about_another_stream_still_goes_to_spark(tmp_path):
     record = tmp_path / "answers.json"
     record.write_text(json.dumps({'demo.question [[2, 3], 4]': '"recorded"'}))
-    learner = ("from autograder.answers import spark_answer\n"
+    learner = ("from autograder.checks.answers import spark_answer\n"
                "print(spark_answer('demo.question', [[2, 3], 5], lambda: 'asked'))")
     assert _in_a_new_process(learner, AUTOGRADER_ANSWERS=str(record)) == "asked"
 
 
 ASK_SEVERAL = """
-from autograder.answers import spark_answer, spark_answers
+from autograder.checks.answers import spark_answer, spark_answers
 asked = []
 def ask_spark(missing):
     asked.append(missing)
@@ -84,7 +84,7 @@ def test_importing_the_answers_reads_no_file_and_loading_them_reads_each_once(tm
         "opened = []\n"
         "sys.addaudithook(lambda event, args: opened.append(str(args[0])) "
         "if event == 'open' and str(args[0]).endswith('answers.json') else None)\n"
-        "from autograder import answers\n"
+        "from autograder.checks import answers\n"
         "print(len(opened), dict(answers.RECORDED))\n"
         "answers.load(); answers.load()\n"
         "print(sorted(p.rsplit('/', 1)[1] for p in opened), dict(answers.RECORDED))\n")
@@ -103,7 +103,7 @@ def test_recorded_answers_cannot_be_changed_from_the_notebook():
 #: Stands in for a streaming query: its checkpoint gains one commit file per batch.
 QUERY = """
 import json, pathlib, sys
-from autograder.answers import spark_checkpoint, spark_checkpoints
+from autograder.checks.answers import spark_checkpoint, spark_checkpoints
 def run_query(keep):
     print("the query ran")
     checkpoint = pathlib.Path(sys.argv[1])
@@ -184,7 +184,7 @@ def test_a_learner_run_reads_the_checkpoints_the_solution_run_recorded(tmp_path)
 
 MAKE_AN_INPUT = """
 import sys
-from autograder.answers import spark_input
+from autograder.checks.answers import spark_input
 made = []
 def plan():
     made.append(1)
@@ -229,7 +229,7 @@ def test_a_process_killed_while_checking_leaves_no_checkpoint_copies_for_long(tm
 # -- processes that share their answers (the test suite's workers) ------------------------------
 ASK_SLOWLY = """
 import sys, time
-from autograder.answers import spark_answer, spark_answers
+from autograder.checks.answers import spark_answer, spark_answers
 def ask_spark():
     print("spark asked", flush=True)
     time.sleep(1)          # long enough for the other process to ask meanwhile
@@ -267,7 +267,7 @@ def test_a_solutions_run_records_what_it_read_in_the_shared_folder(tmp_path):
 
 ASK_AFRESH = """
 import sys
-from autograder.answers import asking_spark, spark_answer
+from autograder.checks.answers import asking_spark, spark_answer
 def ask_spark():
     print("spark asked", flush=True)
     return {"emitted": [1, 2]}
@@ -297,7 +297,7 @@ def test_what_is_asked_afresh_while_sharing_is_left_for_the_others(tmp_path):
 def test_a_judge_never_reads_the_shared_folder(tmp_path):
     shared = str(tmp_path / "shared")
     _in_a_new_process(ASK_SLOWLY, AUTOGRADER_SHARED_ANSWERS=shared)
-    judge = ("from autograder.answers import judging, spark_answer\n"
+    judge = ("from autograder.checks.answers import judging, spark_answer\n"
              "with judging(None):\n"
              "    try:\n"
              "        spark_answer('demo.shared', [2, 3], lambda: 1 / 0)\n"

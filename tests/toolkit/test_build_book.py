@@ -114,7 +114,7 @@ def test_pages_that_share_a_jvm_share_nothing_else(build_book, tmp_path):
     # Scenario: the first page leaves a setting changed, a view, a streaming query still
     # running and a Python name behind; the next page, run by the same JVM in a new kernel,
     # finds Spark as course_session() makes it and none of them.
-    from autograder.session import SharedDriver
+    from autograder.toolkit.session import SharedDriver
 
     driver = SharedDriver(tmp_path)
     try:

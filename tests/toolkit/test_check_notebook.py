@@ -1,4 +1,4 @@
-"""`python -m autograder.check_notebook`: every task's state, not only the failures.
+"""`python -m autograder.checks.check_notebook`: every task's state, not only the failures.
 
 Scenario: a learner's chapter 1 notebook in which task 1 is right, task 2 untouched, task 3
 wrong (it always answers 0) and task 4 right. The summary names all four tasks, each with
@@ -12,7 +12,7 @@ import sys
 import nbformat
 import pytest
 
-from autograder.check_notebook import main
+from autograder.checks.check_notebook import main
 from corpora.submissions import release_notebook, write_submission
 
 pytestmark = pytest.mark.slow
@@ -34,7 +34,7 @@ def test_a_notebook_half_done_shows_every_task_with_its_state(tmp_path):
     }, tmp_path / "learner" / f"{ASSIGNMENT}.ipynb")
     before = notebook.read_bytes()
 
-    shown = subprocess.run([sys.executable, "-m", "autograder.check_notebook", str(notebook)],
+    shown = subprocess.run([sys.executable, "-m", "autograder.checks.check_notebook", str(notebook)],
                            capture_output=True, text=True, timeout=600)
 
     assert shown.returncode == 0, shown.stderr[-2000:]

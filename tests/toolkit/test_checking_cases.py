@@ -1,7 +1,7 @@
-"""The cases a check runs (:func:`autograder.checking.cases`): the chapter's example alone
+"""The cases a check runs (:func:`autograder.checks.checking.cases`): the chapter's example alone
 when a learner checks it, else the fixed cases first and then the seed's, each named as its
 lesson will name it. No Spark runs here."""
-from autograder.checking import EXAMPLE, FIXED, cases
+from autograder.checks.checking import EXAMPLE, FIXED, cases
 
 
 def draw_two(rng):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.checkpoint_files import (
+from autograder.chapters.checkpoint_files import (
     batches_to_run_again, error_class, files_as_rows, forget_commit, logged_batches,
     state_files, tree, versions_on_disk,
 )

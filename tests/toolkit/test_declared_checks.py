@@ -1,5 +1,5 @@
 """A chapter's check is written once, on the function a notebook calls
-(:func:`autograder.asking.declared`): its name and its options come from that function, so a
+(:func:`autograder.checks.asking.declared`): its name and its options come from that function, so a
 graded kernel's record and the judge that draws the cases again read them from one place.
 
 The scenario: a check of a learner's ``double(n)`` on the numbers 0 .. ``numbers - 1``."""
@@ -7,8 +7,8 @@ import inspect
 
 import pytest
 
-from autograder import asking
-from autograder.feedback import CheckFailed, check_equal
+from autograder.checks import asking
+from autograder.checks.feedback import CheckFailed, check_equal
 
 DRAWN: list[dict] = []
 

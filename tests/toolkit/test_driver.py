@@ -9,8 +9,8 @@ import psutil
 import pytest
 
 from autograder.grading.connect_server import ConnectServer, release_session
-from autograder.driver import StreamRun, StreamTimeout
-from autograder.session import course_session, is_connect
+from autograder.toolkit.driver import StreamRun, StreamTimeout
+from autograder.toolkit.session import course_session, is_connect
 
 
 @pytest.fixture(scope="module")

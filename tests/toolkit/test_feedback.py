@@ -5,7 +5,7 @@ import json
 import pytest
 
 import autograder
-from autograder.feedback import (CheckFailed, TaskNotDone, ask, check_equal, plain,
+from autograder.checks.feedback import (CheckFailed, TaskNotDone, ask, check_equal, plain,
                                  stop_if_unfinished)
 
 
@@ -195,7 +195,7 @@ STREAM = "batch sizes [3, 2] (the chapter's example)"
 ], ids=["set", "generator", "object", "text", "dict", "too-short"])
 def test_a_lesson_for_an_answer_that_is_not_one_list_entry_per_batch_ends_with_its_section(
         answer):
-    from autograder.checking import answer_per_batch
+    from autograder.checks.checking import answer_per_batch
 
     with pytest.raises(CheckFailed) as failed:
         answer_per_batch(answer, 2, "predict_state's answer", STREAM, revisit=SECTION)
@@ -206,7 +206,7 @@ def test_a_lesson_for_an_answer_that_is_not_one_list_entry_per_batch_ends_with_i
 
 
 def test_a_lesson_for_a_batch_entry_that_is_not_a_dict_ends_with_its_section():
-    from autograder.checking import batch_dict
+    from autograder.checks.checking import batch_dict
 
     with pytest.raises(CheckFailed) as failed:
         batch_dict([1, 2], 1, STREAM, revisit=SECTION)
@@ -223,7 +223,7 @@ def test_a_value_that_is_not_plain_data_gets_the_comparisons_section_and_micro_b
 
 
 def test_a_lesson_that_names_its_own_section_keeps_it_and_an_unfinished_task_stays_one_line():
-    from autograder.feedback import revisiting
+    from autograder.checks.feedback import revisiting
 
     with pytest.raises(CheckFailed) as failed, revisiting(SECTION, STREAM):
         raise CheckFailed("the count", 1, 2, revisit="chapter 2, section \"Elsewhere\"")

@@ -1,7 +1,7 @@
 """The worked examples' answers recorded with the course are what Spark answers today.
 
 A learner's self-check on a worked example takes Spark's answer from
-autograder/known_answers.json instead of running the query (autograder/answers.py). Here
+autograder/checks/known_answers.json instead of running the query (autograder/checks/answers.py). Here
 every solved release asks Spark each of its questions again: the file must hold exactly
 those questions, with exactly Spark's answers. If this fails after a change to a chapter's
 example, a check's query or Spark's version, run ``make known-answers``.
@@ -12,7 +12,7 @@ import re
 import nbformat
 import pytest
 
-from autograder.answers import KNOWN_ANSWERS_FILE
+from autograder.checks.answers import KNOWN_ANSWERS_FILE
 from corpora.known_answers import ASSIGNMENTS, worked_example_answers
 from corpora.submissions import release_notebook
 
@@ -39,7 +39,7 @@ def test_the_known_answers_are_what_spark_answers_today(spark, assignment):
     stale = sorted(key for key in asked if recorded.get(key) != asked[key])
     unused = sorted(set(recorded) - set(asked))
     assert not stale and not unused, (
-        f"autograder/known_answers.json is behind: run `make known-answers`. Answers that "
+        f"autograder/checks/known_answers.json is behind: run `make known-answers`. Answers that "
         f"differ from Spark's or are missing: {stale}; answers no self-check asks: {unused}")
 
 

@@ -116,3 +116,40 @@ def test_a_circle_through_a_functions_import_is_found(tmp_path):
     (package / "b.py").write_text("def x():\n    from . import a\n")
     (package / "c.py").write_text("from . import a\n")
     assert _circles(_package_imports(package)) == [("pkg.a", "pkg.b")]
+
+
+#: Which folders of the package each folder's modules may import, itself aside: the toolkit
+#: stands on the contract alone; the check framework on the toolkit; a chapter on both; the
+#: book's widgets show chapters' runs; the grading command stands on the checks and never
+#: loads a widget (a graded kernel imports no ipywidgets).
+FLOORS = {
+    "autograder.toolkit": {"autograder.contract"},
+    "autograder.checks": {"autograder.contract", "autograder.toolkit"},
+    "autograder.chapters": {"autograder.contract", "autograder.toolkit", "autograder.checks"},
+    "autograder.widgets": {"autograder.contract", "autograder.toolkit", "autograder.chapters"},
+    "autograder.grading": {"autograder", "autograder.lazy_face", "autograder.contract",
+                           "autograder.old_paths", "autograder.toolkit", "autograder.checks"},
+}
+
+
+def _folder(module: str) -> str:
+    """``autograder.toolkit.driver`` -> ``autograder.toolkit``; a top-level module is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+@pytest.mark.parametrize("folder", sorted(FLOORS))
+def test_each_folder_of_the_package_imports_only_its_floors(folder):
+    upward = {module: sorted(reached) for module, targets in _package_imports(ROOT / "autograder").items()
+              if _folder(module) == folder
+              and (reached := {_folder(target) for target in targets} - FLOORS[folder] - {folder})}
+    assert not upward, f"{folder} may import only {sorted(FLOORS[folder])}: {upward}"
+
+
+def test_every_module_of_the_package_lives_in_a_folder_by_concern():
+    """At the top: the package's face, the contract with the grading command, the command's
+    name, and the old names of moved modules (each only standing in for its new one)."""
+    top = {path.stem for path in (ROOT / "autograder").glob("*.py")} - {"__init__"}
+    from autograder.old_paths import MOVED
+    old = {name.removeprefix("autograder.") for name in MOVED}
+    assert top - old == {"classroom", "contract", "lazy_face", "old_paths"}
+    assert all(len((ROOT / "autograder" / f"{name}.py").read_text().splitlines()) <= 4 for name in old)

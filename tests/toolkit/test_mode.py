@@ -1,10 +1,10 @@
-"""A process's role to the checks is said in one place (:mod:`autograder.mode`), from what
+"""A process's role to the checks is said in one place (:mod:`autograder.checks.mode`), from what
 the grading command passed it when it started the process, or by the judge's block."""
 import pytest
 
-from autograder import answers, mode
+from autograder.checks import answers, mode
 from autograder.contract import ASKING, RECORD_ANSWERS
-from autograder.mode import Mode
+from autograder.checks.mode import Mode
 
 
 @pytest.fixture

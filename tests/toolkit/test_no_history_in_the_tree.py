@@ -48,7 +48,7 @@ READ = [
 ]
 #: Left out: Spark's recorded answers (their timestamps are Spark's output), and this file,
 #: whose examples are what it looks for.
-LEFT_OUT = ["autograder/known_answers.json", "tests/support/fixed_answers.json",
+LEFT_OUT = ["autograder/checks/known_answers.json", "tests/support/fixed_answers.json",
             "tests/toolkit/test_no_history_in_the_tree.py"]
 
 _TIMESTAMP_TAIL = r"(?:[T ]\d\d:\d\d:\d\d|-\d\d-\d\d-\d\d)"
@@ -128,7 +128,7 @@ def test_the_patterns_tell_history_from_data():
 
 def test_no_file_of_the_tree_holds_history():
     files = tracked_files()
-    assert "autograder/session.py" in files and "book/intro.md" in files
+    assert "autograder/toolkit/session.py" in files and "book/intro.md" in files
     known = commits()
     found = [line for path in files for line in history_in(path, known)]
     if found:

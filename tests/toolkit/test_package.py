@@ -110,8 +110,8 @@ def test_the_wheel_holds_every_module_and_every_file_the_toolkit_reads(wheel):
         shipped = set(archive.namelist())
     wanted = {path.relative_to(REPOSITORY).as_posix() for path in PACKAGE.rglob("*")
               if path.is_file() and "__pycache__" not in path.parts}
-    assert {"autograder/grading/cli.py", "autograder/known_answers.json",
-            "autograder/log4j2.properties"} <= wanted
+    assert {"autograder/grading/cli.py", "autograder/checks/known_answers.json",
+            "autograder/toolkit/log4j2.properties"} <= wanted
     assert wanted <= shipped, f"missing from the wheel: {sorted(wanted - shipped)}"
     metadata = next(name for name in shipped if name.endswith(".dist-info/METADATA"))
     with zipfile.ZipFile(wheel) as archive:
@@ -140,9 +140,9 @@ def test_a_self_check_runs_from_the_installed_package(installed, tmp_path):
              for cell in solved_release("01_global_limit").cells}
     script = "\n".join([
         "import json",
-        "from autograder import answers",
-        "from autograder.feedback import CheckFailed",
-        "from autograder.global_limit import check_predicted_output",
+        "from autograder.checks import answers",
+        "from autograder.checks.feedback import CheckFailed",
+        "from autograder.chapters.global_limit import check_predicted_output",
         cells["predict_emitted"],
         cells["test_predict_emitted"],
         PER_BATCH["predict_emitted"],

@@ -1,5 +1,5 @@
 """The plan reader turns explain() text into a tree of operators."""
-from autograder.plan import below_the_sink, parse_plan, render
+from autograder.toolkit.plan import below_the_sink, parse_plan, render
 
 AGGREGATION_PLAN = """\
 == Physical Plan ==

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from autograder.grading.connect_server import ConnectServer
-from autograder.session import COURSE_CONF, JIT_AND_GC
+from autograder.toolkit.session import COURSE_CONF, JIT_AND_GC
 
 
 def test_the_session_carries_the_course_configuration(spark):
@@ -60,8 +60,8 @@ def test_a_laptop_outside_utc_sees_the_same_instants(tmp_path):
     # zone, and back the same way: on a laptop in India the chapters' T0 (noon) would be
     # 06:30 in Spark's UTC and the book's times would all be off by five and a half hours.
     program = ("from autograder import course_session\n"
-               "from autograder.aggregation_planning import T0\n"
-               "from autograder.state_store_save import as_rows, seconds\n"
+               "from autograder.chapters.aggregation_planning import T0\n"
+               "from autograder.chapters.state_store_save import as_rows, seconds\n"
                "spark = course_session()\n"
                "noon = spark.createDataFrame([(T0,)], 'ts TIMESTAMP')\n"
                "print(noon.selectExpr('CAST(ts AS STRING)').first()[0])\n"

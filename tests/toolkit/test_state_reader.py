@@ -1,6 +1,6 @@
 """The state reader shows what a stateful operator keeps, through Spark's own sources."""
-from autograder.driver import StreamRun
-from autograder.state import state_as_dicts
+from autograder.toolkit.driver import StreamRun
+from autograder.toolkit.state import state_as_dicts
 
 
 def test_an_aggregation_keeps_one_row_per_group_spread_over_partitions(spark):

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta
 from pyspark.sql import Row
 
 from autograder import BatchRecord
-from autograder.step_view import Show, Step, step_html
-from autograder.stepper import Recording, stepper
+from autograder.widgets.step_view import Show, Step, step_html
+from autograder.widgets.stepper import Recording, stepper
 
 T0 = datetime(2024, 1, 1, 12, 0, 0)
 T0_MS = 1_704_110_400_000

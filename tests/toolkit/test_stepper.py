@@ -10,7 +10,7 @@ from pyspark.sql import Row
 from pyspark.sql import functions as F
 
 from autograder import BatchRecord, StreamRun
-from autograder.stepper import (
+from autograder.widgets.stepper import (
     Recording, Step, as_recording, is_no_data_batch, record_steps, step_html, stepper,
 )
 

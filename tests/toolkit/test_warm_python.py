@@ -1,4 +1,4 @@
-"""The Python Spark starts for the course (autograder/warm_python.py).
+"""The Python Spark starts for the course (autograder/toolkit/warm_python.py).
 
 Spark is told to run a script. For every Python process but a transformWithState query's
 driver worker, the script becomes this Python. The driver worker is forked from one warm
@@ -19,8 +19,8 @@ import pytest
 from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor
 
-from autograder.driver import StreamRun
-from autograder.warm_python import DRIVER_WORKER, scripts_folder, warm_address, worker_python
+from autograder.toolkit.driver import StreamRun
+from autograder.toolkit.warm_python import DRIVER_WORKER, scripts_folder, warm_address, worker_python
 
 
 def warm_processes_of(jvm: int) -> list[psutil.Process]:
@@ -38,7 +38,7 @@ def serving(jvm: int) -> bool:
 
 
 def _module_file():
-    import autograder.warm_python as module
+    import autograder.toolkit.warm_python as module
     return module.__file__
 
 

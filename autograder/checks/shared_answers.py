@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import mode
-from .contract import SHARED_ANSWERS
+from ..contract import SHARED_ANSWERS
 from .mode import Mode
 
 

@@ -9,7 +9,7 @@ does to a stream depends on the stream and nothing else, so the checks ask for i
   a run the same seed (``COURSE_SEED``, drawn anew for each run, so nobody can know the
   streams beforehand), runs the solution notebook once with ``AUTOGRADER_RECORD_ANSWERS``
   naming a file, where every answer Spark gave is written. A learner's kernel never sees
-  that file: its checks only ask (:mod:`autograder.asking`), and the grading command's own
+  that file: its checks only ask (:mod:`autograder.checks.asking`), and the grading command's own
   process judges their answers with the file (:func:`judging`), where a question the
   solution's run did not record is the grader's fault, never a reason to ask Spark.
 
@@ -42,7 +42,7 @@ Processes that ask the same questions side by side (the test suite's two workers
 **share** what Spark answered: with :data:`~autograder.contract.SHARED_ANSWERS` naming a
 folder, an answer asked in one process is kept there and read by the others, each question
 under its own lock so that two processes that ask it together run it once
-(:mod:`autograder.shared_answers`). A solution's run records what it read there as it would
+(:mod:`autograder.checks.shared_answers`). A solution's run records what it read there as it would
 Spark's answer (the tests' grading runs share it); a graded kernel and the judge never use
 it: one only asks, the other only judges.
 
@@ -63,7 +63,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from . import mode
 from . import shared_answers as sharing
-from .contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS
+from ..contract import ANSWERS, CHECKPOINTS, RECORD_ANSWERS
 from .feedback import GraderFault
 from .mode import Mode
 from .process_folder import own_folder
@@ -151,7 +151,7 @@ def judging(answers_file: str | os.PathLike | None,
             recorded: Mapping[str, Any] | None = None) -> Iterator[None]:
     """Inside the block this process is the judge of a grading run: Spark's answers are
     those the run's solution recorded in ``answers_file`` (and the checkpoints beside it),
-    and a question they do not hold raises :class:`~autograder.feedback.GraderFault`
+    and a question they do not hold raises :class:`~autograder.checks.feedback.GraderFault`
     instead of asking Spark (:mod:`autograder.grading.judge`). ``recorded``, when given, is
     that file's content, handed over in memory while the file itself is kept off the disk."""
     global RECORDED, RECORDED_CHECKPOINTS, KNOWN, _loaded

@@ -11,13 +11,13 @@ Every check of the course does the same few things, in the same way:
   stream, so that a wrong belief about one is exposed on every seed;
 * it takes the learner's answer **one entry per micro-batch** (:func:`answer_per_batch`,
   :func:`batch_dict`) and compares each with what Spark did, naming the micro-batch that
-  differed (:func:`autograder.feedback.check_equal`);
+  differed (:func:`autograder.checks.feedback.check_equal`);
 * it runs Spark's side of a comparison **side by side** when that is safe
   (:func:`side_by_side`);
 * when the learner's own query fails inside Spark, it says so as a lesson, with the one
   line of Spark's error that matters (:func:`query_failed`, :func:`spark_failure_as_lesson`),
   not a JVM stack trace; when what failed is not the learner's (a full disk, a bug in the
-  course's code), it decides nothing (:class:`~autograder.feedback.GraderFault`).
+  course's code), it decides nothing (:class:`~autograder.checks.feedback.GraderFault`).
 """
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ from typing import Any, Callable, Hashable, Iterable
 
 from .feedback import (CheckFailed, GraderFault, check_equal, fresh_seed, not_the_learners, plain,
                        revisiting)
-from .contract import BORROWED
+from ..contract import BORROWED
 from .learner_code import in_course, written_by_learner
-from .session import is_connect
+from ..toolkit.session import is_connect
 
 #: Where a stream comes from, as a lesson names it (a drawn one says ``seed N``).
 EXAMPLE = "the chapter's example"
@@ -135,7 +135,7 @@ def side_by_side(spark, runs: dict[Hashable, Callable[[], Any]]) -> dict[Hashabl
     With a local session they run at once, in threads, so that Spark overlaps their
     micro-batches. Under Spark Connect they run one after the other, the cautious choice:
     Python processes the server starts together (for ``foreachBatch``) can time out, and
-    although the course's queries start none (:mod:`autograder.sinks`), running them at once
+    although the course's queries start none (:mod:`autograder.toolkit.sinks`), running them at once
     under Connect is not measured. The first error raised is raised again here.
     """
     if is_connect(spark):
@@ -173,7 +173,7 @@ def spark_failure_as_lesson(what: str, *, revisit: str | None = None,
     """Inside this block the learner's query runs: an error from Spark becomes the lesson of
     :func:`query_failed`; a check's own failure goes through as it is, and so does an error
     that is not the learner's (a full disk, a bug in the course's code), as
-    :class:`~autograder.feedback.GraderFault`, which decides nothing."""
+    :class:`~autograder.checks.feedback.GraderFault`, which decides nothing."""
     try:
         yield
     except (CheckFailed, GraderFault):
@@ -201,7 +201,7 @@ _ANSWER_TAKERS: dict = {}
 
 def takes_the_learners_answer(parameter: str) -> Callable[[Callable], Callable]:
     """Mark a function of the course whose ``parameter`` is the learner's answer (the one
-    function every check runs it from, :func:`~autograder.asking.run_check`):
+    function every check runs it from, :func:`~autograder.checks.asking.run_check`):
     :func:`reference_answer` looks for its frame to tell a check that runs the learner's
     answer from one that runs a reference for its own comparison."""
     def mark(function: Callable) -> Callable:

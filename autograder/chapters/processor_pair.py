@@ -4,8 +4,8 @@ Chapter 4's checks do not compare a learner's processor with rows written down i
 A check is a **scenario**: a function ``play(steps)`` that feeds micro-batches
 (``steps.add(rows)``), restarts the query (``steps.restart()``) and reads the operator
 back in between (``steps.compare(reader, ...)``), over a stream whose parts run side by side
-with keys of their own (:class:`~autograder.tws_streams.Stream`). A scenario is played in
-the two halves of a check (:mod:`autograder.asking`):
+with keys of their own (:class:`~autograder.chapters.tws_streams.Stream`). A scenario is played in
+the two halves of a check (:mod:`autograder.checks.asking`):
 
 1. **asking** (:func:`play_learner`) plays it with the learner's processor alone, and keeps
    what each step gave as plain data: the rows every micro-batch emitted, and every reading
@@ -20,7 +20,7 @@ the two halves of a check (:mod:`autograder.asking`):
    the fixed part shows the same belief later, whatever the seed drew.
 
 What Spark does with the course's processor depends on the scenario alone (its streams and
-settings), so its run is asked for through :func:`~autograder.answers.spark_answer`: once
+settings), so its run is asked for through :func:`~autograder.checks.answers.spark_answer`: once
 per process, once per class when grading (the solution's run records it for every
 learner), and never for a worked example (recorded with the course). A learner's query runs
 only the learner's operator, and a graded kernel never runs the course's.
@@ -34,11 +34,11 @@ from typing import Any, Callable, ContextManager
 from pyspark.sql import DataFrame
 from pyspark.sql.streaming import StatefulProcessor
 
-from .answers import spark_answer
-from .asking import Answers
-from .checking import plain_value, spark_failure_as_lesson
-from .driver import BatchRecord, StreamRun
-from .feedback import CheckFailed, check_equal, stop_if_unfinished
+from ..checks.answers import spark_answer
+from ..checks.asking import Answers
+from ..checks.checking import plain_value, spark_failure_as_lesson
+from ..toolkit.driver import BatchRecord, StreamRun
+from ..checks.feedback import CheckFailed, check_equal, stop_if_unfinished
 from .tws_streams import Stream
 
 #: A chapter's query around a processor: ``build(events, processor)`` is a DataFrame.
@@ -278,7 +278,7 @@ def quick_try(processor: StatefulProcessor, rows_by_key: dict, *, time_mode: str
     """Run the processor on a few rows in ``TwsTester`` (no JVM) before the real query.
 
     Only a missing piece of code (the stub's ``NotImplementedError``) fails here, in a
-    fraction of a second, with a one-line :class:`~autograder.feedback.TaskNotDone` naming
+    fraction of a second, with a one-line :class:`~autograder.checks.feedback.TaskNotDone` naming
     the method; everything else is left to the real query, because TwsTester does not model
     TTL, the watermark or the state store (chapter 4, further, section "Fast checks with
     TwsTester").

@@ -1,4 +1,4 @@
-"""Where every task of an exercise notebook stands: ``python -m autograder.check_notebook``.
+"""Where every task of an exercise notebook stands: ``python -m autograder.checks.check_notebook``.
 
 nbgrader's *Validate* button lists the checks that failed and nothing else. This command
 runs a notebook from top to bottom the same way (a fresh kernel, every cell, on after an
@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .contract import CELL_TIMEOUT
+from ..contract import CELL_TIMEOUT
 
 #: Colour codes IPython puts in tracebacks; the summary is plain text.
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -111,7 +111,7 @@ def check(path: Path, *, cell_timeout: int = CELL_TIMEOUT) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m autograder.check_notebook",
+        prog="python -m autograder.checks.check_notebook",
         description="Run exercise notebooks and say where every task stands.")
     parser.add_argument("notebooks", nargs="+", type=Path, help="exercise notebooks (.ipynb)")
     parser.add_argument("--cell-timeout", type=int, default=CELL_TIMEOUT,

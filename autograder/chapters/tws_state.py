@@ -15,8 +15,8 @@ from typing import Any, Iterator
 
 from pyspark.sql import SparkSession
 
-from .driver import BatchRecord, StreamRun
-from .session import spark_setting
+from ..toolkit.driver import BatchRecord, StreamRun
+from ..toolkit.session import spark_setting
 
 
 def ms(moment: datetime) -> int:

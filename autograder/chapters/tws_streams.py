@@ -1,4 +1,4 @@
-"""The streams chapter 4's checks play (:mod:`autograder.transform_with_state`).
+"""The streams chapter 4's checks play (:mod:`autograder.chapters.transform_with_state`).
 
 Each task is checked on the chapter's example, or, when graded, on a **fixed part** that
 sits on the task's boundary (whatever the seed, it separates a misconception from the idea;
@@ -11,7 +11,7 @@ time to live (task 2 runs a second query for it), and the watermark of task 1, w
 seed's event times are drawn not to move before the fixed part does.
 
 A check compares each part on its own keys, the fixed part first, so a difference is told
-with the stream of the part it appeared in (:func:`autograder.checking.stream_context`);
+with the stream of the part it appeared in (:func:`autograder.checks.checking.stream_context`);
 what no key owns (a query that fails, the operator's metrics) is told with both.
 
 Every function here takes the seed, or ``None`` for the chapter's example.
@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from .checking import EXAMPLE, FIXED, drawn, stream_context
+from ..checks.checking import EXAMPLE, FIXED, drawn, stream_context
 
 HOUR_MS = 3_600_000
 

@@ -1,4 +1,4 @@
-"""The plan as a picture: a :class:`~autograder.plan.PlanNode` tree drawn with matplotlib.
+"""The plan as a picture: a :class:`~autograder.toolkit.plan.PlanNode` tree drawn with matplotlib.
 
 ``explain()`` prints a physical plan upside down: the sink's operator on the first line,
 the source on the last. A drawing reads the way rows travel: the source at the bottom,
@@ -20,7 +20,7 @@ white          everything else
 
 Any chapter can use it::
 
-    from autograder.plan_picture import draw_plan
+    from autograder.widgets.plan_picture import draw_plan
     draw_plan(run.plan(), title="groupBy().count() in update mode")
 
 Only the name of each operator and its most telling detail are drawn (keys, aggregate
@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .plan import PlanNode
+from ..toolkit.plan import PlanNode
 
 STATEFUL_COLOUR = "#f6b26b"
 AGGREGATE_COLOUR = "#9fc5e8"
@@ -121,7 +121,7 @@ def _layout(root: PlanNode) -> dict[int, tuple[float, int]]:
 
 def draw_plan(root: PlanNode, ax=None, title: str | None = None, width: int = 34,
               legend: bool = True):
-    """Draw the plan ``root`` (as :func:`autograder.plan.physical_plan` returns it).
+    """Draw the plan ``root`` (as :func:`autograder.toolkit.plan.physical_plan` returns it).
 
     Returns the matplotlib figure. Pass ``ax`` to draw into an existing axes (for example
     two plans side by side). Under the drawing, a legend names the colours it uses.

@@ -37,7 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .checking import reference_answer
+from ..checks.checking import reference_answer
 
 #: The output modes, as ``DataStreamWriter.outputMode`` spells them.
 MODES = ("append", "update", "complete")

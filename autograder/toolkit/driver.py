@@ -22,7 +22,7 @@ How it stays deterministic:
   is stopped and reported, never waited on forever.
 * **Output** is kept per micro-batch, even for empty ones, by a sink that suits where the
   query runs (``foreachBatch`` in this process with a local session; under Spark Connect,
-  Spark's memory sink or files the server writes): :mod:`autograder.sinks`.
+  Spark's memory sink or files the server writes): :mod:`autograder.toolkit.sinks`.
 * **Metrics** come from the query's progress reports, one per micro-batch that ran.
 """
 from __future__ import annotations
@@ -101,7 +101,7 @@ class StreamRun:
         self._input = InputFolder(self.input_dir, schema)
         self.batches: list[BatchRecord] = []
         self.query = None
-        self._sink = None   # where the running query's output goes (autograder.sinks)
+        self._sink = None   # where the running query's output goes (autograder.toolkit.sinks)
         self._reader = CheckpointReader(spark, self.checkpoint)
 
     # -- the life of the query ----------------------------------------------------------
@@ -204,7 +204,7 @@ class StreamRun:
         return [row for batch in self.batches for row in batch.output]
 
     def state(self, **options: Any) -> list[Row]:
-        """The rows in the state store now (see :func:`autograder.state.read_state`)."""
+        """The rows in the state store now (see :func:`autograder.toolkit.state.read_state`)."""
         return self._reader.state(**options)
 
     def state_metadata(self) -> list[Row]:

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from .contract import GRADER_FAULT, SEED
+from ..contract import GRADER_FAULT, SEED
 from .learner_code import course_fault, learner_traceback, unfinished_in
 
 
@@ -88,7 +88,7 @@ class TaskNotDone(CheckFailed):
 
 class GraderFault(Exception):
     """Something went wrong that is not the learner's doing: the disk filled up, or the
-    course's own code has a bug (:func:`autograder.learner_code.course_fault`).
+    course's own code has a bug (:func:`autograder.checks.learner_code.course_fault`).
 
     A check that meets one stops without deciding anything about the learner's answer. The
     grading command learns of it from the kernel's guard (only :func:`not_the_learners`
@@ -107,14 +107,14 @@ class GraderFault(Exception):
 
 def not_the_learners(error: BaseException, *, catcher_frames: int = 1) -> None:
     """Raise :class:`GraderFault` from ``error`` when it is the course's fault
-    (``catcher_frames``: see :func:`~autograder.learner_code.course_fault`)."""
+    (``catcher_frames``: see :func:`~autograder.checks.learner_code.course_fault`)."""
     cause = report_course_fault(error, catcher_frames=catcher_frames)
     if cause is not None:
         raise GraderFault(cause) from error
 
 
 def report_course_fault(error: BaseException, *, catcher_frames: int = 1) -> str | None:
-    """Why ``error`` is the course's fault (:func:`~autograder.learner_code.course_fault`),
+    """Why ``error`` is the course's fault (:func:`~autograder.checks.learner_code.course_fault`),
     said to the grading command by the audit event
     :data:`~autograder.contract.GRADER_FAULT`; None, and nothing said, when it is not."""
     cause = course_fault(error, catcher_frames=catcher_frames)

@@ -15,8 +15,9 @@ import sysconfig
 import traceback
 from types import TracebackType
 
-#: The course's own files: a frame in here is the course's, never the learner's.
-COURSE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The course's own files, the whole ``autograder`` package (this module is in its ``checks``
+#: folder): a frame in here is the course's, never the learner's.
+COURSE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Where installed libraries and the standard library live.
 LIBRARY_DIRS = sorted({os.path.abspath(path) for name, path in sysconfig.get_paths().items()
                        if name in ("stdlib", "platstdlib", "purelib", "platlib")})

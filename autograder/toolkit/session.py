@@ -25,7 +25,7 @@ from typing import Iterator
 
 from pyspark.sql import SparkSession
 
-from .contract import JVM_LOG
+from ..contract import JVM_LOG
 from .warm_python import worker_python
 
 #: Log configuration for the JVM: errors only, written to stdout (see the file itself).

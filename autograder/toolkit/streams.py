@@ -1,7 +1,7 @@
 """Fresh, seeded micro-batch streams for the checks.
 
 A grade cell never replays a stream the learner has seen: it draws a new one from a seed
-chosen at grading time (see :func:`autograder.feedback.fresh_seed`). The seed is printed
+chosen at grading time (see :func:`autograder.checks.feedback.fresh_seed`). The seed is printed
 with every failure, so ``COURSE_SEED=<seed>`` replays exactly the stream that failed.
 Chapter 1 draws numbered rows; chapter 2 keys, and events of two users for sessions.
 """
@@ -12,7 +12,7 @@ from datetime import datetime
 
 #: The instant every chapter's event times count from: event ``s`` happens ``s`` seconds
 #: after it. A zone-less noon, which means noon UTC on every machine because the course's
-#: session makes UTC the process's zone (:func:`autograder.session.course_session`).
+#: session makes UTC the process's zone (:func:`autograder.toolkit.session.course_session`).
 T0 = datetime(2024, 1, 1, 12, 0, 0)
 
 

@@ -72,7 +72,7 @@ def worker_python() -> str:
         return sys.executable
     here = Path(__file__).resolve()
     body = (f"#!{sys.executable} -S\n"
-            "# Spark's Python workers for the course (autograder/warm_python.py).\n"
+            "# Spark's Python workers for the course (autograder/toolkit/warm_python.py).\n"
             "import importlib.util as u\n"
             f"s = u.spec_from_file_location('_warm_python', {str(here)!r})\n"
             "m = u.module_from_spec(s); s.loader.exec_module(m)\n"

@@ -12,7 +12,7 @@ play button) to move from one micro-batch to the next::
 
 :func:`record_steps` feeds the batches and keeps, for each micro-batch that ran, the rows
 that went in and the state rows as that micro-batch committed them. :func:`stepper` turns
-recordings into a widget (each micro-batch drawn by :mod:`autograder.step_view`). Several
+recordings into a widget (each micro-batch drawn by :mod:`autograder.widgets.step_view`). Several
 recordings given as a dict (say, one per output mode) become tabs that share one slider.
 
 The widget needs no running Python: every micro-batch's view is computed in advance and
@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import ipywidgets as widgets
 from pyspark.sql import Row
 
-from .driver import BatchRecord, StreamRun
+from ..toolkit.driver import BatchRecord, StreamRun
 from .step_view import Show, Step, is_no_data_batch, note_html, step_html
 
 #: How a state snapshot is read: the run and the micro-batch, to the rows it committed.

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 
 from pyspark.sql import Row
 
-from .driver import BatchRecord
+from ..toolkit.driver import BatchRecord
 
 #: The state-operator metrics the stepper shows, in this order, when a report has them.
 STATE_METRICS = (

@@ -3,16 +3,16 @@
 * **a self-check** (a learner's kernel, ``make check``, the tests): a check asks the
   learner's code and judges its answers here, asking Spark what it does not know yet;
 * **a graded kernel**: a check only asks, and writes the answers down for the grading
-  command (:mod:`autograder.asking`); it never learns one of Spark's answers;
+  command (:mod:`autograder.checks.asking`); it never learns one of Spark's answers;
 * **the solution's run** of a grading run: a self-check that writes down every answer Spark
-  gave, for the run's judges (:mod:`autograder.answers`);
+  gave, for the run's judges (:mod:`autograder.checks.answers`);
 * **a judge**: the grading command's process that judges a graded kernel's answers with the
   solution's, and never asks Spark (:mod:`autograder.grading.judge`).
 
 The grading command passes a kernel its role when it starts it, in the environment the
 kernel is started with (:data:`~autograder.contract.ASKING`,
 :data:`~autograder.contract.RECORD_ANSWERS`); a judge is a judge inside
-:func:`autograder.answers.judging`. Nothing else decides it, and the modules that need it
+:func:`autograder.checks.answers.judging`. Nothing else decides it, and the modules that need it
 ask :func:`current`. This module imports nothing of the course's but its contract.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import os
 import threading
 from typing import Iterator
 
-from .contract import ASKING, RECORD_ANSWERS
+from ..contract import ASKING, RECORD_ANSWERS
 
 
 class Mode(enum.Enum):

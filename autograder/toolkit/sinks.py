@@ -1,4 +1,4 @@
-"""Where a :class:`~autograder.driver.StreamRun` sends its output, and how it reads each
+"""Where a :class:`~autograder.toolkit.driver.StreamRun` sends its output, and how it reads each
 micro-batch's rows back.
 
 A run keeps every micro-batch's rows apart, empty ones included. How depends on where the

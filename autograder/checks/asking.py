@@ -7,7 +7,7 @@ A check compares a learner's code with what Spark does. It does so in two halves
   plain data and in order (:class:`Answers`): a prediction, what a reader read from a
   checkpoint, the rows the learner's query emitted in each micro-batch;
 * **judging** compares those answers with what Spark did on the same cases and raises the
-  first difference as a lesson (:class:`~autograder.feedback.CheckFailed`).
+  first difference as a lesson (:class:`~autograder.checks.feedback.CheckFailed`).
 
 In a learner's own kernel (JupyterLab, ``make check``, the tests) both halves run in one
 process, case after case: a **self-check**, as fast and as clear as a single function.
@@ -145,7 +145,7 @@ class Check:
       answer for the case, raising the first difference;
     * ``passed(cases)``: what the learner reads when every case agrees;
     * ``before(learner)``: an optional first call on a tiny input, so that a task still to
-      be written says so at once (:func:`~autograder.feedback.stop_if_unfinished`);
+      be written says so at once (:func:`~autograder.checks.feedback.stop_if_unfinished`);
     * ``options``: the check's keyword options besides ``seed`` and ``example``, with their
       defaults (how many streams to draw).
     """
@@ -207,7 +207,7 @@ def declared(*, cases: Callable[..., list[Case]], ask: Callable[[Callable, Case,
 def spark_for_truth():
     """The session a judging half asks Spark's answers with: the course's, except in the
     grading command's judge, which has no Spark and reads the recorded answers (None)."""
-    from .session import course_session
+    from ..toolkit.session import course_session
 
     return None if mode.current() is Mode.JUDGE else course_session()
 
