@@ -1,5 +1,5 @@
 """Spark's answers to the worked examples, asked afresh (what ``make known-answers`` writes
-into ``autograder/known_answers.json``, and what the test holding that file compares it with).
+into ``autograder/checks/known_answers.json``, and what the test holding that file compares it with).
 """
 from __future__ import annotations
 

@@ -75,3 +75,10 @@ def write_record(question: str, numbers: dict[str, Any], *, load: list[float] | 
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     print(f"record written to {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
+
+
+def newest_record(question: str, folder: Path = RECORDS) -> dict[str, Any] | None:
+    """The newest record of ``question`` (records' names sort by the moment they were
+    measured), or None when there is none."""
+    paths = sorted(folder.glob(f"{question}-[0-9]*.json"))
+    return json.loads(paths[-1].read_text()) if paths else None

@@ -10,6 +10,7 @@ graded kernel its own local Spark instead, as stock nbgrader would.
 import pytest
 
 from autograder.toolkit.session import course_session
+from scripts.records import newest_record
 from tests.support import classroom_fixtures
 
 #: The shared grading server's fixtures (pytest finds fixtures by the conftest's names).
@@ -19,32 +20,16 @@ shared_answers_folder = classroom_fixtures.shared_answers_folder
 answers_shared_by_the_workers = classroom_fixtures.answers_shared_by_the_workers
 _grading_tests_share_spark = classroom_fixtures._grading_tests_share_spark
 
-#: The test files that take longest on two workers, longest first (``pytest --durations=0``
-#: tells; the site's tests, which build the book, take about five minutes). pytest-xdist
-#: hands whole files (``--dist loadfile``) to whichever worker is free, in collection order
-#: (``--no-loadscope-reorder`` in pyproject.toml), so the long files start first and a long
-#: one does not start last while the other worker idles; short ones fill in at the end.
-LONGEST_FIRST = [
-    "tests/browser/test_site.py",
-    "tests/chapters/test_fixed_answers_today.py",  # every plain task's fixed cases, on Spark
-    "tests/grading/test_transform_with_state_grading.py",
-    "tests/grading/test_stream_join_grading.py",
-    "tests/grading/test_classroom_hostile.py",  # waits out two limits (sleeper, endless loop)
-    "tests/grading/test_aggregation_planning_grading.py",
-    "tests/grading/test_state_store_grading.py",
-    "tests/grading/test_classroom_command.py",
-    "tests/grading/test_sandbox.py",   # a class of attackers, waited out after the command
-    "tests/chapters/test_input_dimensions.py",  # the beliefs about code Spark runs, on Spark
-    "tests/chapters/test_stream_join_checks.py",  # a fresh seed: Spark asked anew
-    "tests/browser/test_accessibility.py",   # after the book is built (it waits for it)
-    "tests/grading/test_classroom_shards.py",
-    "tests/grading/test_state_store_save_grading.py",
-    "tests/browser/test_steppers_on_every_screen.py",
-    "tests/browser/test_reading_and_keyboard.py",
-    "tests/grading/test_global_limit_grading.py",
-    "tests/lab/test_exercises_open_unchanged.py",
-    "tests/toolkit/test_check_notebook.py",
-]
+def longest_first(paths: list[str], seconds: dict[str, float]) -> list[str]:
+    """The order in which the two workers take the test files: longest first, by each file's
+    time in the newest record of the whole suite (``scripts/benchmark_test_suite.py``, which
+    writes every file's seconds). pytest-xdist hands whole files (``--dist loadfile``) to
+    whichever worker is free, in collection order (``--no-loadscope-reorder`` in
+    pyproject.toml), so a long file that started last would keep one worker busy while the
+    other idles; short ones fill in at the end. A file the record does not know yet goes
+    first: it may be long. Files of equal time keep their usual order."""
+    unknown = max(seconds.values(), default=0) + 1
+    return sorted(paths, key=lambda path: -seconds.get(path, unknown))
 
 
 def pytest_sessionfinish(session):
@@ -53,9 +38,12 @@ def pytest_sessionfinish(session):
 
 
 def pytest_collection_modifyitems(items):
-    """The long files first (see ``LONGEST_FIRST``), the others in their usual order."""
-    rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+    """The test files longest first (:func:`longest_first`), each file's tests in its order."""
+    record = newest_record("test-suite")
+    seconds = record["numbers"]["by file"] if record else {}
+    files = list(dict.fromkeys(item.nodeid.split("::")[0] for item in items))
+    rank = {path: place for place, path in enumerate(longest_first(files, seconds))}
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ from autograder.grading.processes import GradingLimits
 from corpora.hostile import (ASSIGNMENT, CASES, CELL_TIMEOUT, DISK_LIMIT_MB,
                                    SUBMISSION_TIMEOUT, write_corpus)
 
-# Part of the two-worker run (early in tests/conftest.py's LONGEST_FIRST: it takes about
-# three minutes, half of them waiting out the sleeper). `make test-hostile` runs it alone.
+# Part of the two-worker run (early, as one of the longest files: it takes about three
+# minutes, half of them waiting out the sleeper). `make test-hostile` runs it alone.
 pytestmark = pytest.mark.hostile
 
 
