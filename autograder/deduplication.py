@@ -113,7 +113,9 @@ def both_operators(run: StreamRun, batch: BatchRecord) -> list[dict[str, Any]]:
     rows of operators 1 (upstream) and 0 (downstream) of a two-operator chain, each as its
     operator, its key's values and its value's, so that both fit one table."""
     def said(part, row):
-        return ", ".join(f"{name}={row[name]}" for name in part)
+        # "window [10, 20)", not "window=[10, 20)": a phone's narrow cell breaks a table
+        # between words, and "window=[10," is one word too long for it.
+        return ", ".join(f"{name} {row[name]}" for name in part)
     found = []
     for operator in (1, 0):
         for row in run.state(batchId=batch.batch_id, operatorId=operator):
