@@ -14,5 +14,7 @@ book's widgets: a graded kernel loads no ipywidgets.
 ``checkpoint_files``       chapter 5's listing of a checkpoint's files
 ``stream_join``            chapter 6's join, fed and read back
 ``stream_join_checks``     chapter 6: the state of a stream-stream join
+``deduplication``          chapter 7: deduplication and chains of stateful operators (no
+                           checks yet)
 =========================  ============================================================
 """

@@ -8,6 +8,7 @@ exists. The chapters hold such claims with hidden cells that ask the jars PySpar
 ``error_conditions()``        Spark's error classes, from ``error/error-conditions.json``
                               inside ``spark-common-utils``
 ``class_members(name)``       the fields and methods of a class, as ``javap -p`` prints them
+``superclass(name)``          the class a class extends, as ``javap`` names it
 ``referenced_classes(name)``  the classes a class (or one of its methods) uses in its bytecode
 ``methods_called(name)``      the methods a class (or one of its methods) calls in its bytecode
 ``string_constants(name)``    the string literals of a class, such as the messages of its checks
@@ -50,6 +51,15 @@ def class_members(name):
     """The members of class ``name`` (a binary name such as ``a.b.Outer$Inner$``), one per line."""
     lines = _javap("-p", name=name).splitlines()
     return [line.strip().rstrip(";") for line in lines if line.startswith("  ")]
+
+
+def superclass(name):
+    """The binary name of the class that class ``name`` extends (``java.lang.Object`` if none
+    is named)."""
+    heading = next(line for line in _javap("-p", name=name).splitlines()
+                   if re.search(r"\b(class|interface) ", line))
+    found = re.search(r" extends ([\w.$]+)", heading)
+    return found.group(1) if found else "java.lang.Object"
 
 
 @functools.cache

@@ -7,5 +7,6 @@ SVG figures. Only the book's pages use them; nothing graded imports this package
 ``plan_picture``       a physical plan drawn with matplotlib
 ``pictures``           matplotlib figures as SVG with their text kept as text
 ``join_steps``         chapter 6's join recorded for the stepper
+``dedup_steps``        chapter 7's deduplications and chains recorded for the stepper
 =====================  ================================================================
 """

@@ -19,6 +19,7 @@ LIMITS = {
     "04_transform_with_state.md": 880,   # the state reader its exercises use, both watermarks: a cell each
     "05_state_store.md": 990,   # each recovery and schema rule is shown by a cell a reader runs
     "06_stream_stream_join.md": 750,
+    "07_deduplication_and_chains.md": 720,   # three deduplications and two chains, each by a cell
 }
 
 

@@ -24,6 +24,7 @@ MODULE_CHAPTER = {
     "checkpoint_files.py": 5,
     "state_store_files.py": 5,
     "stream_join.py": 6,
+    "deduplication.py": 7,
     "stream_join_checks.py": 6,
 }
 
