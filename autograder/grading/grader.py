@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from .course import GradingCourse, nbgrader_env
@@ -13,7 +14,7 @@ from .processes import last_error
 from .run_answers import RunAnswers
 from .sandbox import why_not_available
 from .results import (DIED_ONCE, FAILED, GRADED, GRADER_FAULT, KERNEL_DIED, NOT_A_NOTEBOOK,
-                      SERVER_LOST, NotebookGrade)
+                      NotebookGrade)
 from .spark import GradingSpark
 from .verdict import cells_out_of_time, cheats, without_duplicate_ids
 
@@ -69,21 +70,6 @@ class Grader:
             kernel_env=lambda workdir, url: self.runner.kernel_env(
                 self.answers.given_to(assignment), workdir, url))
 
-    def recover(self, fault: str, progress=None) -> bool:
-        """Whether a notebook that ``fault`` spoiled can be graded again now: when the
-        Connect server is gone, it is started again first. A fault of another kind (a bug
-        in the course's code) would only happen again: that notebook waits for the next run."""
-        if self.spark is None or SERVER_LOST not in fault:
-            return False
-        if self.spark.alive():
-            return True  # another notebook's fault has restarted it already
-        progress = progress or Silent()
-        progress.note(f"the Spark Connect server at {self.spark.url} stopped: starting it again")
-        restarted = self.spark.restart()
-        progress.note("... it runs again" if restarted else
-                          "... it could not be started again: the notebooks left are not graded")
-        return restarted
-
     def cancel(self) -> None:
         """Stop every notebook being graded now (Ctrl-C). The answers stay sealed: the run
         puts them back at :meth:`close`, once the threads grading are done."""
@@ -130,82 +116,97 @@ class Grader:
         shutil.rmtree(submitted, ignore_errors=True)
         submitted.mkdir(parents=True)
         nbformat.write(without_duplicate_ids(nb), submitted / course.notebook_name(assignment))
-        outcome, detail = self._run(assignment, student)
+        traces = Traces(course, assignment, student)
+        outcome, detail = self._run(traces)
         if outcome == GRADER_FAULT:
             return NotebookGrade(student, {}, GRADER_FAULT, detail=detail)
-        return self._decide(assignment, student, nb, static, outcome, detail)
+        return decide(traces, nb, static, outcome, detail, cell_timeout=self.limits.cell_timeout)
 
-    def _guard_log(self, assignment: str, student: str) -> Path:
-        return self.course.ledger(assignment, student).with_suffix(".guard.jsonl")
-
-    def _autograded(self, assignment: str, student: str) -> Path:
-        return self.course.root / "autograded" / student / assignment
-
-    def _run(self, assignment: str, student: str) -> tuple[str, str]:
+    def _run(self, traces: Traces) -> tuple[str, str]:
         """nbgrader's ``autograde`` of the submission: its outcome and what to say of it.
         A kernel that died is given a second run; the guard's log may show the grader at fault."""
         from .guards import read_log
 
-        guard_log, autograded = self._guard_log(assignment, student), self._autograded(assignment, student)
-        guard_log.parent.mkdir(parents=True, exist_ok=True)
+        assignment, student = traces.assignment, traces.student
+        traces.guard_log.parent.mkdir(parents=True, exist_ok=True)
 
         def autograde() -> tuple[str, str]:
             return self.runner.autograde(assignment, student, given=self.answers.given_to(assignment),
                                          answers=self.answers.in_memory(assignment),
-                                         guard_log=guard_log, autograded=autograded)
+                                         guard_log=traces.guard_log, autograded=traces.autograded)
 
         outcome, detail = autograde()
-        if outcome == GRADED and self._kernel_died(assignment, student):
+        if outcome == GRADED and traces.kernel_died():
             # A kernel can die of what is not the learner's (the machine's memory, a crash
             # in Spark's client): only a death that happens again is theirs.
             outcome, detail = autograde()
-            if outcome == GRADED and not self._kernel_died(assignment, student):
+            if outcome == GRADED and not traces.kernel_died():
                 detail = also(detail, DIED_ONCE)
-            elif outcome == GRADED and KERNEL_NEVER_STARTED in self._log_text(assignment, student):
+            elif outcome == GRADED and KERNEL_NEVER_STARTED in traces.nbgrader_log():
                 outcome, detail = GRADER_FAULT, ("the notebook's kernel did not start (its "
                                                  "sandbox or the machine): none of the "
                                                  "learner's code ran")
             elif outcome == GRADED:
                 detail = "it died again when graded a second time"
         if outcome == GRADED:
-            faults = graders_faults(read_log(guard_log), self.course.grade_ids(assignment))
+            faults = graders_faults(read_log(traces.guard_log), self.course.grade_ids(assignment))
             if faults:
                 outcome, detail = GRADER_FAULT, "; ".join(faults)
         return outcome, detail
 
-    def _decide(self, assignment: str, student: str, nb, static: list, outcome: str,
-                detail: str) -> NotebookGrade:
-        """The grade of a notebook nbgrader ran (or could not run): zeros where it did not
-        end, the cells stopped at the time limit named, and the tasks a cheat touched zeroed."""
-        from .guards import read_log
 
-        course = self.course
-        graded = self._autograded(assignment, student) / course.notebook_name(assignment)
-        if outcome != GRADED or not graded.exists():
-            if outcome == GRADED:
-                if self._kernel_died(assignment, student):
-                    outcome = KERNEL_DIED
-                else:
-                    outcome, detail = FAILED, last_error(self._log_text(assignment, student))
-            course.record_zero(assignment, student)
-        stopped = cells_out_of_time(graded)
-        if stopped:
-            detail = also(detail, f"stopped at the {self.limits.cell_timeout} s cell limit: "
-                                   f"{', '.join(stopped)}")
-        flags, affected = cheats(nb, static, read_log(self._guard_log(assignment, student)),
-                                 course.grade_ids(assignment), ran=outcome == GRADED)
-        if affected:
-            course.zero(assignment, student, affected)
-        return course.read_grade(assignment, student, outcome, flags=flags, detail=detail)
+@dataclass(frozen=True)
+class Traces:
+    """Where grading one learner's notebook leaves what it did: the kernel guard's log, the
+    folder nbgrader writes the graded notebook to, and what nbgrader printed."""
 
-    def _log_text(self, assignment: str, student: str) -> str:
+    course: GradingCourse
+    assignment: str
+    student: str
+
+    @property
+    def guard_log(self) -> Path:
+        return self.course.ledger(self.assignment, self.student).with_suffix(".guard.jsonl")
+
+    @property
+    def autograded(self) -> Path:
+        return self.course.root / "autograded" / self.student / self.assignment
+
+    @property
+    def graded_notebook(self) -> Path:
+        return self.autograded / self.course.notebook_name(self.assignment)
+
+    def nbgrader_log(self) -> str:
         """What nbgrader printed while it graded the notebook last."""
-        log = self.course.ledger(assignment, student).with_suffix(".log")
+        log = self.course.ledger(self.assignment, self.student).with_suffix(".log")
         return log.read_text(errors="replace") if log.exists() else ""
 
-    def _kernel_died(self, assignment: str, student: str) -> bool:
-        text = self._log_text(assignment, student)
-        return any(sign in text for sign in KERNEL_DEATH)
+    def kernel_died(self) -> bool:
+        return any(sign in self.nbgrader_log() for sign in KERNEL_DEATH)
+
+
+def decide(traces: Traces, nb, static: list, outcome: str, detail: str, *,
+           cell_timeout: int) -> NotebookGrade:
+    """The grade of a notebook nbgrader ran (or could not run): zeros where it did not end,
+    the cells stopped at the time limit named, and the tasks a cheat touched zeroed."""
+    from .guards import read_log
+
+    course, assignment, student = traces.course, traces.assignment, traces.student
+    if outcome != GRADED or not traces.graded_notebook.exists():
+        if outcome == GRADED:
+            if traces.kernel_died():
+                outcome = KERNEL_DIED
+            else:
+                outcome, detail = FAILED, last_error(traces.nbgrader_log())
+        course.record_zero(assignment, student)
+    stopped = cells_out_of_time(traces.graded_notebook)
+    if stopped:
+        detail = also(detail, f"stopped at the {cell_timeout} s cell limit: {', '.join(stopped)}")
+    flags, affected = cheats(nb, static, read_log(traces.guard_log), course.grade_ids(assignment),
+                             ran=outcome == GRADED)
+    if affected:
+        course.zero(assignment, student, affected)
+    return course.read_grade(assignment, student, outcome, flags=flags, detail=detail)
 
 
 def graders_faults(events: list[dict], grade_ids: list[str]) -> list[str]:

@@ -83,7 +83,7 @@ def grade_class(course: GradingCourse, work: dict[str, dict[str, Path]], *,
                     grade = NotebookGrade(student, {}, FAILED,
                                           detail=f"{type(error).__name__}: {error}")
                 if grade.outcome == GRADER_FAULT and regraded.get(item, 0) < REGRADES \
-                        and grader.recover(grade.detail, progress):
+                        and grader.spark is not None and grader.spark.recover(grade.detail, progress):
                     regraded[item] = regraded.get(item, 0) + 1
                     progress.note(f"{assignment}/{student}: {grade.detail}; graded again")
                     pending[pool.submit(grader.grade, *item)] = item

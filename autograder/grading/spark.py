@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Iterable
 from urllib.parse import urlparse
 
+from .results import SERVER_LOST
+
 
 class GradingSpark:
     """The Spark Connect server a run grades against, watched.
@@ -42,6 +44,23 @@ class GradingSpark:
         with socket.socket() as probe:
             probe.settimeout(2)
             return probe.connect_ex((address.hostname or "127.0.0.1", address.port or 15002)) == 0
+
+    def recover(self, fault: str, progress=None) -> bool:
+        """Whether a notebook that ``fault`` spoiled can be graded again now: when this
+        server is gone, it is started again first (``progress``, if given, is told). A fault
+        of another kind (a bug in the course's code) would only happen again: that notebook
+        waits for the next run."""
+        if SERVER_LOST not in fault:
+            return False
+        if self.alive():
+            return True  # another notebook's fault has restarted it already
+        if progress is not None:
+            progress.note(f"the Spark Connect server at {self.url} stopped: starting it again")
+        restarted = self.restart()
+        if progress is not None:
+            progress.note("... it runs again" if restarted else
+                          "... it could not be started again: the notebooks left are not graded")
+        return restarted
 
     def restart(self) -> bool:
         """Make sure a server runs again; return whether one does. Several notebooks may

@@ -152,7 +152,7 @@ class StreamRun:
                 shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self) -> "StreamRun":
-        if self.query is None and not self.runs_once_per_start:
+        if self.query is None and not stops_by_itself(self.trigger):
             self.start()
         return self
 
@@ -167,25 +167,19 @@ class StreamRun:
         self.write_input(rows)
         return self.process_all_available()
 
-    @property
-    def runs_once_per_start(self) -> bool:
-        """Whether the trigger stops the query by itself (``once`` or ``availableNow``)."""
-        return bool(self.trigger) and any(
-            self.trigger.get(kind) for kind in ("once", "availableNow"))
-
     def process_all_available(self) -> list[BatchRecord]:
         """Wait (bounded) until the query has processed everything, and record new batches.
 
         With a trigger that stops the query by itself, this starts the query on the
         checkpoint (each start is one run of the trigger) and waits until it has stopped.
         """
-        if self.runs_once_per_start:
+        if stops_by_itself(self.trigger):
             if self.query is not None and self.query.isActive:
                 raise RuntimeError("the one-shot query is still running")
             self.start()
         elif self.query is None or not self.query.isActive:
             raise RuntimeError("the query is not running; start() it first")
-        _wait_at_most(self.timeout, self.query.awaitTermination if self.runs_once_per_start
+        _wait_at_most(self.timeout, self.query.awaitTermination if stops_by_itself(self.trigger)
                       else self.query.processAllAvailable, on_timeout=self.query.stop)
         records = _new_records(self.query, self._sink, {batch.batch_id for batch in self.batches})
         self.batches.extend(records)
@@ -224,6 +218,12 @@ class StreamRun:
         if self._sink is not None:
             self._sink.close()
             self._sink = None
+
+
+def stops_by_itself(trigger: dict[str, Any] | None) -> bool:
+    """Whether a trigger stops its query after one run (``once`` or ``availableNow``): each
+    start of such a query is one run of the trigger."""
+    return bool(trigger) and any(trigger.get(kind) for kind in ("once", "availableNow"))
 
 
 class InputFolder:

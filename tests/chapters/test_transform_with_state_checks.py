@@ -11,6 +11,7 @@ from pyspark.sql import Row
 from pyspark.sql.streaming import StatefulProcessor, StreamingQueryListener
 
 from autograder.checks.feedback import CheckFailed
+from autograder.chapters import transform_with_state
 from autograder.chapters.transform_with_state import (
     CourseDedup,
     CourseFirstN,
@@ -217,6 +218,9 @@ def test_a_grading_kernel_starts_no_warm_up(spark, monkeypatch, variable, value)
 def test_the_warm_up_runs_in_the_background_and_a_check_waits_for_it(spark, monkeypatch):
     monkeypatch.delenv("COURSE_SEED", raising=False)
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    # A process warms up once: another test of this worker (a worked example's cells run
+    # here, as a learner's kernel runs them) may have warmed it up already.
+    monkeypatch.setattr(transform_with_state, "_warming", [])
     listener = StateRowsRemoved()
     spark.streams.addListener(listener)
     try:

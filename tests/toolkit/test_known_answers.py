@@ -25,7 +25,7 @@ def chapter_module(assignment: str) -> str:
     notebook = nbformat.read(release_notebook(assignment), 4)
     (setup,) = [cell for cell in notebook.cells
                 if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == "setup"]
-    (module,) = re.findall(r"from autograder\.(\w+) import \(?\s*check_", setup.source)
+    (module,) = re.findall(r"from autograder\.chapters\.(\w+) import \(?\s*check_", setup.source)
     return module
 
 
